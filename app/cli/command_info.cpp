@@ -1,0 +1,93 @@
+#include <cstdio>
+#include <map>
+
+#include "arguments.h"
+#include "backend/devices.h"
+#include "commands.h"
+#include "kv_cache.h"
+#include "models/model.h"
+
+namespace inferlens::cli {
+namespace {
+
+std::string humanBytes(int64_t bytes) {
+    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = double(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, unit == 0 ? "%.0f %s" : "%.2f %s", value, units[unit]);
+    return text;
+}
+
+void printDevices() {
+    const CudaAvailability cuda = queryCudaDevices();
+    std::printf("devices:      cpu");
+    for (const auto& device : cuda.devices)
+        std::printf(", cuda:%d (%s, %s, sm_%d%d)", device.index, device.name.c_str(),
+                    humanBytes(device.totalMemoryBytes).c_str(), device.computeCapabilityMajor,
+                    device.computeCapabilityMinor);
+    if (cuda.devices.empty()) std::printf(" (CUDA: %s)", cuda.message.c_str());
+    std::printf("\n");
+}
+
+}  // namespace
+
+int runInfo(const Words& words) {
+    const Arguments args(words, {"model"}, {});
+    const Model model = Model::open(args.required("model"));
+    const ModelFiles& files = model.files();
+    const ModelConfig& c = model.config();
+
+    std::printf("model:        %s\n", files.path.c_str());
+    std::printf("format:       %s\n",
+                files.format == ModelFormat::Gguf ? "GGUF" : "Hugging Face directory (safetensors)");
+    std::printf("architecture: %s\n", c.architecture.c_str());
+    std::printf("layers:       %lld\n", (long long)c.layerCount);
+    std::printf("hidden size:  %lld\n", (long long)c.hiddenSize);
+    std::printf("attention:    %lld query heads, %lld KV heads, head dim %lld\n",
+                (long long)c.headCount, (long long)c.kvHeadCount, (long long)c.headDim);
+    std::printf("rope:         %lld of %lld dims per head, %s pairs, base %g\n",
+                (long long)c.ropeDims, (long long)c.headDim,
+                c.ropePairing == RopePairing::Adjacent ? "adjacent" : "rotate-half", c.ropeBase);
+    std::printf("ffn size:     %lld (SwiGLU)\n", (long long)c.ffnSize);
+    std::printf("vocabulary:   %lld rows in the output layer%s\n", (long long)c.vocabSize,
+                c.tiedOutput ? " (tied to the token embedding)" : "");
+    std::printf("context:      %lld (default --ctx-size %lld)\n", (long long)c.contextLength,
+                (long long)std::min<int64_t>(c.contextLength, 4096));
+    std::printf("rms norm eps: %g\n", c.rmsNormEps);
+    std::printf("parameters:   %lld (%.2f M), %s of weights\n", (long long)files.parameterCount(),
+                double(files.parameterCount()) / 1e6, humanBytes(files.weightBytes()).c_str());
+    if (files.tokenizer)
+        std::printf("tokenizer:    sentencepiece, %lld pieces + %lld more ids (loaded)\n",
+                    (long long)files.pieceCount,
+                    (long long)(files.vocabulary->entries.size() - size_t(files.pieceCount)));
+    else
+        std::printf("tokenizer:    none in this model\n");
+    KvCache oneToken(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 1);
+    oneToken.pendingKey(0);
+    oneToken.commitToken();
+    const KvCacheStats stats = oneToken.stats();
+    std::printf("kv cache:     %s per token (f32); %s if every head had its own K/V\n",
+                humanBytes(stats.bytesUsed).c_str(), humanBytes(stats.bytesUsedFullMultiHead).c_str());
+    printDevices();
+
+    std::map<std::string, int> dtypeCounts;
+    std::printf("tensors (%zu):\n", files.tensors.size());
+    for (const auto& [name, tensor] : files.tensors) {
+        ++dtypeCounts[std::string(dtypeName(tensor.dtype))];
+        std::printf("  %-28s %-5s %s\n", name.c_str(), std::string(dtypeName(tensor.dtype)).c_str(),
+                    shapeToString(tensor.shape).c_str());
+    }
+    std::printf("dtypes:      ");
+    for (const auto& [dtype, count] : dtypeCounts) std::printf(" %s × %d", dtype.c_str(), count);
+    std::printf("\n");
+    for (const auto& name : files.unusedTensors) std::printf("unused tensor: %s\n", name.c_str());
+    std::printf("valid: yes\n");
+    return 0;
+}
+
+}  // namespace inferlens::cli

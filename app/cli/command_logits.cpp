@@ -1,0 +1,35 @@
+#include <cstdio>
+
+#include "arguments.h"
+#include "commands.h"
+#include "core/error.h"
+#include "generator.h"
+#include "io/npy_writer.h"
+
+namespace inferlens::cli {
+
+int runLogits(const Words& words) {
+    const Arguments args(words, {"model", "ids", "out", "ctx-size"}, {"no-cache"});
+    const std::vector<int32_t> ids = args.integerList("ids");
+    const std::string out = args.required("out");
+    const Model model = Model::open(args.required("model"));
+    GeneratorOptions options;
+    options.contextSize = args.integer("ctx-size", 0);
+    options.useKvCache = !args.flag("no-cache");
+    Generator generator(model, options);
+    if (int64_t(ids.size()) > generator.contextSize())
+        throw Error(std::to_string(ids.size()) + " ids do not fit in the context of " +
+                    std::to_string(generator.contextSize()) + " tokens (--ctx-size)");
+
+    const int64_t vocab = model.config().vocabSize;
+    std::vector<float> logits(ids.size() * size_t(vocab));
+    for (size_t i = 0; i < ids.size(); ++i)
+        generator.step(ids[i], std::span(logits).subspan(i * size_t(vocab), size_t(vocab)));
+    writeNpyFloat32(out, {int64_t(ids.size()), vocab}, logits);
+    std::printf("wrote %s: logits [%zu, %lld]; greedy next token after the last id: %d\n",
+                out.c_str(), ids.size(), static_cast<long long>(vocab),
+                argmax(std::span<const float>(logits).subspan((ids.size() - 1) * size_t(vocab))));
+    return 0;
+}
+
+}  // namespace inferlens::cli

@@ -1,0 +1,64 @@
+// inferlens-cli: the engine from the command line.
+
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <map>
+#include <new>
+
+#include "arguments.h"
+#include "commands.h"
+#include "core/error.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: inferlens-cli COMMAND [OPTIONS]
+
+Every command that reads a model takes --model PATH: a GGUF file, or a Hugging Face directory
+(config.json, model.safetensors or model.safetensors.index.json, tokenizer.model).
+
+commands:
+  info     --model PATH
+           Validate the whole model (tensors, configuration, tokenizer) and describe it.
+  logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N]
+           Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
+  synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
+           [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
+           [--dtype f32|f16|bf16] [--seed N] [--format gguf|hf]
+           Write a random-weight model with a sentencepiece tokenizer.
+  convert  --model PATH --out PATH --format gguf|hf [--dtype f32|f16|bf16]
+           Convert between a GGUF file and a Hugging Face directory.
+
+exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace inferlens::cli;
+    const std::map<std::string, std::function<int(const Words&)>> commands{
+        {"info", runInfo}, {"logits", runLogits}, {"synth", runSynth}, {"convert", runConvert}};
+    if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const auto command = commands.find(argv[1]);
+    if (command == commands.end()) {
+        std::fprintf(stderr, "inferlens-cli: unknown command '%s'\n\n%s", argv[1], kUsage);
+        return 2;
+    }
+    try {
+        return command->second(Words(argv + 2, argv + argc));
+    } catch (const UsageError& error) {
+        std::fprintf(stderr, "inferlens-cli %s: %s (see inferlens-cli --help)\n", argv[1], error.what());
+        return 2;
+    } catch (const inferlens::Error& error) {
+        std::fprintf(stderr, "error: %s\n", error.what());
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "error: out of memory\n");
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "error: %s\n", error.what());
+    }
+    return 1;
+}

@@ -1,0 +1,25 @@
+# The CUDA backend is compiled whenever nvcc is found (INFERLENS_CUDA=AUTO), required with ON and
+# skipped with OFF. Architectures default to Ampere, Ada and Hopper; CI may narrow them with
+# -DCMAKE_CUDA_ARCHITECTURES to save build time.
+set(INFERLENS_HAVE_CUDA OFF)
+if(NOT INFERLENS_CUDA STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+      set(CMAKE_CUDA_ARCHITECTURES 80 86 89 90)
+    endif()
+    enable_language(CUDA)
+    # CMake 3.25 does not know nvcc's C++20 flag; the .cu files need only C++17.
+    set(CMAKE_CUDA_STANDARD 17)
+    set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    find_package(CUDAToolkit REQUIRED)
+    set(INFERLENS_HAVE_CUDA ON)
+  elseif(INFERLENS_CUDA STREQUAL "ON")
+    message(FATAL_ERROR "INFERLENS_CUDA=ON but no CUDA compiler (nvcc) was found")
+  endif()
+endif()
+message(STATUS "InferLens: CUDA backend ${INFERLENS_HAVE_CUDA}")

@@ -1,0 +1,60 @@
+#include "backend/cpu/reference_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "backend/cpu/dot_product.h"
+#include "core/dtype_codec.h"
+
+namespace inferlens {
+
+void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y) {
+    const int64_t columns = weight.columns();
+    for (int64_t r = 0; r < weight.rows(); ++r) y[r] = dotRow(weight.dtype, weight.row(r), x.data(), columns);
+}
+
+void addBias(const TensorView& bias, std::span<float> y) {
+    std::vector<float> values(y.size());
+    decodeRow(bias.dtype, bias.data, values);
+    for (size_t i = 0; i < y.size(); ++i) y[i] += values[i];
+}
+
+void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out) {
+    double sumOfSquares = 0.0;
+    for (float value : x) sumOfSquares += double(value) * value;
+    const float scale = float(1.0 / std::sqrt(sumOfSquares / double(x.size()) + eps));
+    decodeRow(weight.dtype, weight.data, out);
+    for (size_t i = 0; i < x.size(); ++i) out[i] *= x[i] * scale;
+}
+
+void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
+               RopePairing pairing) {
+    const int64_t pairs = ropeDims / 2;
+    for (int64_t i = 0; i < pairs; ++i) {
+        const double angle = double(position) * std::pow(base, -2.0 * double(i) / double(ropeDims));
+        const float cosine = float(std::cos(angle)), sine = float(std::sin(angle));
+        // Adjacent: (x[2i], x[2i+1]); rotate-half: (x[i], x[i + ropeDims/2]).
+        float& a = pairing == RopePairing::Adjacent ? head[2 * i] : head[i];
+        float& b = pairing == RopePairing::Adjacent ? head[2 * i + 1] : head[i + pairs];
+        const float first = a, second = b;
+        a = first * cosine - second * sine;
+        b = first * sine + second * cosine;
+    }
+}
+
+void softmaxInPlace(std::span<float> values) {
+    const float largest = *std::max_element(values.begin(), values.end());
+    double sum = 0.0;
+    for (float& value : values) {
+        value = std::exp(value - largest);
+        sum += value;
+    }
+    for (float& value : values) value = float(value / sum);
+}
+
+void swiGlu(std::span<float> gate, std::span<const float> up) {
+    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+}  // namespace inferlens

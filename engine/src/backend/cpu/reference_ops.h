@@ -1,0 +1,26 @@
+#pragma once
+// The readable CPU reference path: plain loops over f32 activations, one function per operation of
+// the decoder. Faster kernels are checked against these.
+
+#include <cstdint>
+#include <span>
+
+#include "core/tensor.h"
+#include "models/model_config.h"
+
+namespace inferlens {
+
+// y = W · x for W of shape [rows, columns] in any weight type (y has `rows` entries).
+void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y);
+// y += b
+void addBias(const TensorView& bias, std::span<float> y);
+// out = x / rms(x) * weight
+void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out);
+// Rotates the first `ropeDims` values of one head by angles position · base^(−2i/ropeDims).
+void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
+               RopePairing pairing);
+void softmaxInPlace(std::span<float> values);
+// gate[i] = silu(gate[i]) * up[i]
+void swiGlu(std::span<float> gate, std::span<const float> up);
+
+}  // namespace inferlens

@@ -1,0 +1,120 @@
+#include "convert/model_writer.h"
+
+#include <filesystem>
+#include <map>
+
+#include "core/dtype_codec.h"
+#include "core/error.h"
+#include "io/atomic_file_writer.h"
+#include "io/gguf_writer.h"
+#include "io/safetensors_file.h"
+#include "models/rope_permutation.h"
+
+namespace inferlens {
+namespace fs = std::filesystem;
+namespace {
+
+int64_t elementCount(const std::vector<int64_t>& shape) {
+    int64_t count = 1;
+    for (int64_t dim : shape) count *= dim;
+    return count;
+}
+
+TensorSource encodeSource(const WeightSource& weight, std::string name, DType dtype,
+                          const ModelConfig& config, int64_t ropePermuteHeads) {
+    TensorSource source{std::move(name), dtype, weight.shape, {}};
+    source.fill = [&weight, dtype, &config, ropePermuteHeads](std::span<std::byte> out) {
+        std::vector<float> values(size_t(elementCount(weight.shape)));
+        weight.values(values);
+        if (ropePermuteHeads > 0)
+            permuteRopeRows(values, weight.shape.size() == 2 ? weight.shape[1] : 1, ropePermuteHeads,
+                            config.headDim, config.ropeDims, RopePairing::Adjacent,
+                            RopePairing::RotateHalf);
+        encodeRow(dtype, values, out.data());
+    };
+    return source;
+}
+
+uint32_t ggufFileType(const std::vector<WeightSource>& weights) {
+    for (const auto& weight : weights) {
+        if (weight.shape.size() != 2) continue;
+        if (weight.dtype == DType::F16) return 1;   // LLAMA_FTYPE_MOSTLY_F16
+        if (weight.dtype == DType::BF16) return 32;  // LLAMA_FTYPE_MOSTLY_BF16
+        return 0;
+    }
+    return 0;
+}
+
+void writeGguf(const ModelToWrite& model, const std::string& path) {
+    GgufWriter writer;
+    for (auto& entry : model.architecture->ggufMetadata(model.config))
+        writer.set(entry.key, std::move(entry.value));
+    writer.set("general.name", {model.name});
+    writer.set("general.file_type", {ggufFileType(model.weights)});
+    writer.set("general.alignment", {uint32_t(32)});
+    if (model.vocabulary)
+        for (auto& entry : ggufVocabularyMetadata(*model.vocabulary))
+            writer.set(entry.key, std::move(entry.value));
+    for (const auto& weight : model.weights) {
+        const DType dtype = weight.shape.size() == 1 ? DType::F32 : weight.dtype;
+        writer.addTensor(encodeSource(weight, weight.name, dtype, model.config, 0));
+    }
+    writer.write(path);
+}
+
+std::string_view torchDtypeName(const std::vector<WeightSource>& weights) {
+    for (const auto& weight : weights) {
+        if (weight.dtype == DType::F16) return "float16";
+        if (weight.dtype == DType::BF16) return "bfloat16";
+    }
+    return "float32";
+}
+
+void writeTextFile(const std::string& path, const std::string& text) {
+    AtomicFileWriter out(path);
+    out.write(text.data(), text.size());
+    out.commit();
+}
+
+void writeHuggingFace(const ModelToWrite& model, const std::string& path) {
+    std::error_code error;
+    fs::create_directories(path, error);
+    if (error) throwFileError(path, "cannot create directory: " + error.message());
+    if (fs::exists(fs::path(path) / "model.safetensors.index.json"))
+        throwFileError(path, "holds a sharded model (model.safetensors.index.json); choose an empty directory");
+
+    std::map<std::string, const TensorSpec*> specByName;
+    const auto specs = model.architecture->tensorSpecs(model.config);
+    for (const auto& spec : specs) specByName[spec.ggufName] = &spec;
+    std::vector<TensorSource> tensors;
+    for (const auto& weight : model.weights) {
+        const auto spec = specByName.find(weight.name);
+        if (spec == specByName.end())
+            throw Error("tensor " + weight.name + " has no Hugging Face name in " +
+                        std::string(model.architecture->name()));
+        tensors.push_back(encodeSource(weight, spec->second->hfName, weight.dtype, model.config,
+                                       spec->second->ropePermuteHeads));
+    }
+    writeTextFile((fs::path(path) / "config.json").string(),
+                  model.architecture->hfConfig(model.config, torchDtypeName(model.weights)).dump(2) + "\n");
+    writeSafetensors((fs::path(path) / "model.safetensors").string(), tensors);
+    if (model.vocabulary) {
+        const std::vector<VocabEntry> pieces(model.vocabulary->entries.begin(),
+                                             model.vocabulary->entries.begin() + model.pieceCount);
+        SentencePieceOptions options;
+        options.addDummyPrefix = model.vocabulary->addSpacePrefix;
+        const std::string tokenizerPath = (fs::path(path) / "tokenizer.model").string();
+        writeTextFile(tokenizerPath, serializeModelProto(pieces, options, tokenizerPath));
+    }
+}
+
+}  // namespace
+
+void writeModel(const ModelToWrite& model, ModelFormat format, const std::string& path) {
+    if (format == ModelFormat::Gguf)
+        writeGguf(model, path);
+    else
+        writeHuggingFace(model, path);
+}
+
+}  // namespace inferlens

@@ -1,0 +1,36 @@
+#pragma once
+// Writing a model as a GGUF file or a Hugging Face directory (config.json, model.safetensors,
+// tokenizer.model). `synth` and `convert` both describe the model in the engine's canonical form —
+// GGUF tensor names, adjacent-pair RoPE rows — and this writer lays it out for the chosen format.
+
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "models/architecture.h"
+#include "models/model_files.h"
+
+namespace inferlens {
+
+struct WeightSource {
+    std::string name;  // canonical (GGUF) name
+    std::vector<int64_t> shape;
+    DType dtype = DType::F32;  // stored type (1-D tensors are always f32 in GGUF, as llama.cpp does)
+    std::function<void(std::span<float>)> values;  // fills all elements, row-major
+};
+
+struct ModelToWrite {
+    const Architecture* architecture = nullptr;
+    ModelConfig config;  // ropePairing is ignored: sources are in adjacent-pair order
+    std::vector<WeightSource> weights;
+    std::optional<GgufVocabulary> vocabulary;  // every id, specials after the pieces included
+    int64_t pieceCount = 0;                     // sentencepiece pieces at the start of the vocabulary
+    std::string name;
+};
+
+void writeModel(const ModelToWrite& model, ModelFormat format, const std::string& path);
+
+}  // namespace inferlens

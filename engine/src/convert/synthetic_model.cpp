@@ -1,0 +1,90 @@
+#include "convert/synthetic_model.h"
+
+#include <cmath>
+
+#include "convert/model_writer.h"
+#include "core/error.h"
+#include "tokenizer/synthetic_vocabulary.h"
+
+namespace inferlens {
+namespace {
+
+uint64_t splitMix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+uint64_t hashName(const std::string& name) {
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ull;
+    return hash;
+}
+
+// Values depend only on (seed, tensor name, index): the same model whatever the write order.
+std::function<void(std::span<float>)> randomValues(uint64_t seed, const std::string& name,
+                                                   float offset, float scale) {
+    const uint64_t stream = splitMix64(seed ^ hashName(name));
+    return [stream, offset, scale](std::span<float> out) {
+        for (size_t i = 0; i < out.size(); ++i) {
+            const double uniform = double(splitMix64(stream + i) >> 11) * 0x1.0p-53;  // [0, 1)
+            out[i] = offset + scale * float(2.0 * uniform - 1.0);
+        }
+    };
+}
+
+// Scales that keep activations O(1) through the layers and make attention far from uniform, so
+// that a wrong RoPE pairing or head grouping visibly changes the logits.
+std::pair<float, float> initialisation(const std::string& name, const std::vector<int64_t>& shape) {
+    if (name.ends_with("norm.weight")) return {1.0f, 0.2f};
+    if (name.ends_with(".bias")) return {0.0f, 0.5f};
+    if (name == "token_embd.weight") return {0.0f, 1.0f};
+    const float fanIn = float(shape.back());
+    const bool queryOrKey = name.find("attn_q") != std::string::npos ||
+                            name.find("attn_k") != std::string::npos ||
+                            name.find("attn_qkv") != std::string::npos;
+    return {0.0f, (queryOrKey ? 3.0f : 1.7f) / std::sqrt(fanIn)};
+}
+
+}  // namespace
+
+void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path) {
+    ModelToWrite model;
+    model.architecture = &architectureByName(o.architecture, "--arch");
+    model.name = "synthetic " + o.architecture;
+    ModelConfig& c = model.config;
+    c.architecture = o.architecture;
+    c.layerCount = o.layers;
+    c.hiddenSize = o.hidden;
+    c.headCount = o.heads;
+    c.kvHeadCount = o.kvHeads;
+    c.headDim = o.headDim != 0 ? o.headDim : (o.heads > 0 ? o.hidden / o.heads : 0);
+    c.ffnSize = o.ffn;
+    c.vocabSize = o.vocab;
+    c.contextLength = o.context;
+    c.ropeDims = o.architecture == "chatglm" ? c.headDim / 2 : c.headDim;
+    c.ropeBase = o.ropeBase;
+    c.rmsNormEps = 1e-5;
+    c.qkvBias = o.architecture == "chatglm";
+    validateConfig(c, "synthetic model");
+
+    const auto specials = model.architecture->specialsAfterPieces();
+    model.pieceCount = c.vocabSize - int64_t(specials.size());
+    GgufVocabulary vocabulary;
+    vocabulary.entries = syntheticVocabulary(model.pieceCount);
+    for (const auto& special : specials) vocabulary.entries.push_back({special, 0.0f, PieceType::Control});
+    vocabulary.bosId = 1;
+    vocabulary.eosId = 2;
+    vocabulary.addBos = specials.empty();
+    model.vocabulary = std::move(vocabulary);
+
+    for (const TensorSpec& spec : model.architecture->tensorSpecs(c)) {
+        const auto [offset, scale] = initialisation(spec.ggufName, spec.shape);
+        model.weights.push_back({spec.ggufName, spec.shape, o.dtype,
+                                 randomValues(o.seed, spec.ggufName, offset, scale)});
+    }
+    writeModel(model, o.format, path);
+}
+
+}  // namespace inferlens

@@ -1,0 +1,32 @@
+#pragma once
+// Random-weight models of any shape, for tests and benchmarks: deterministic for a seed, with a
+// valid sentencepiece tokenizer, written as GGUF or as a Hugging Face directory. The same seed gives
+// the same model in both formats.
+
+#include <cstdint>
+#include <string>
+
+#include "core/dtype.h"
+#include "models/model_files.h"
+
+namespace inferlens {
+
+struct SyntheticModelOptions {
+    std::string architecture = "llama";  // "llama" or "chatglm"
+    int64_t layers = 2;
+    int64_t hidden = 64;
+    int64_t heads = 4;
+    int64_t kvHeads = 2;
+    int64_t headDim = 0;  // 0: hidden / heads
+    int64_t ffn = 128;
+    int64_t vocab = 320;
+    int64_t context = 256;
+    double ropeBase = 10000.0;
+    DType dtype = DType::F32;
+    uint64_t seed = 1;
+    ModelFormat format = ModelFormat::Gguf;
+};
+
+void writeSyntheticModel(const SyntheticModelOptions& options, const std::string& path);
+
+}  // namespace inferlens

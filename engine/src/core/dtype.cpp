@@ -1,0 +1,66 @@
+#include "core/dtype.h"
+
+#include <array>
+#include <limits>
+
+namespace inferlens {
+namespace {
+
+constexpr std::array<DTypeInfo, 3> kDTypes{{
+    {DType::F32, "f32", 0, "F32", 1, 4},
+    {DType::F16, "f16", 1, "F16", 1, 2},
+    {DType::BF16, "bf16", 30, "BF16", 1, 2},
+}};
+
+struct NamedGgmlType {
+    uint32_t number;
+    std::string_view name;
+};
+
+// GGML types that exist in files in the wild but have no kernels here yet.
+constexpr std::array<NamedGgmlType, 20> kUnsupportedGgmlTypes{{
+    {2, "Q4_0"},   {3, "Q4_1"},    {6, "Q5_0"},    {7, "Q5_1"},    {8, "Q8_0"},
+    {9, "Q8_1"},   {10, "Q2_K"},   {11, "Q3_K"},   {12, "Q4_K"},   {13, "Q5_K"},
+    {14, "Q6_K"},  {15, "Q8_K"},   {16, "IQ2_XXS"}, {17, "IQ2_XS"}, {18, "IQ3_XXS"},
+    {19, "IQ1_S"}, {20, "IQ4_NL"}, {24, "I8"},     {26, "I32"},    {28, "F64"},
+}};
+
+}  // namespace
+
+const DTypeInfo& dtypeInfo(DType dtype) { return kDTypes[static_cast<size_t>(dtype)]; }
+
+std::string_view dtypeName(DType dtype) { return dtypeInfo(dtype).name; }
+
+std::optional<DType> dtypeFromName(std::string_view name) {
+    for (const auto& info : kDTypes)
+        if (info.name == name) return info.dtype;
+    return std::nullopt;
+}
+
+std::optional<DType> dtypeFromGgmlType(uint32_t ggmlType) {
+    for (const auto& info : kDTypes)
+        if (info.ggmlType == ggmlType) return info.dtype;
+    return std::nullopt;
+}
+
+std::optional<DType> dtypeFromSafetensorsName(std::string_view name) {
+    for (const auto& info : kDTypes)
+        if (!info.safetensorsName.empty() && info.safetensorsName == name) return info.dtype;
+    return std::nullopt;
+}
+
+std::string_view knownUnsupportedGgmlTypeName(uint32_t ggmlType) {
+    for (const auto& type : kUnsupportedGgmlTypes)
+        if (type.number == ggmlType) return type.name;
+    return {};
+}
+
+std::optional<int64_t> byteSize(DType dtype, int64_t elements) {
+    const auto& info = dtypeInfo(dtype);
+    if (elements < 0 || elements % info.blockElements != 0) return std::nullopt;
+    const int64_t blocks = elements / info.blockElements;
+    if (blocks > std::numeric_limits<int64_t>::max() / info.blockBytes) return std::nullopt;
+    return blocks * info.blockBytes;
+}
+
+}  // namespace inferlens

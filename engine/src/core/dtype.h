@@ -1,0 +1,38 @@
+#pragma once
+// Element types of weight tensors. Every type is described by a block: `blockElements` values stored
+// in `blockBytes` bytes (1 and sizeof(element) for plain floats; 32 and 34 for Q8_0). Sizes, row
+// strides and validation are computed from that one description, so adding a quantized type means
+// adding a table row and its kernels (backend/cpu), not changing the readers.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace inferlens {
+
+enum class DType : uint8_t { F32, F16, BF16 };
+
+struct DTypeInfo {
+    DType dtype;
+    std::string_view name;    // "f32", as users type it on the command line
+    uint32_t ggmlType;        // the number GGUF stores
+    std::string_view safetensorsName;  // "F32"; empty when safetensors has no such type
+    int64_t blockElements;
+    int64_t blockBytes;
+};
+
+const DTypeInfo& dtypeInfo(DType dtype);
+std::string_view dtypeName(DType dtype);
+std::optional<DType> dtypeFromName(std::string_view name);  // "f32", "f16", "bf16"
+std::optional<DType> dtypeFromGgmlType(uint32_t ggmlType);
+std::optional<DType> dtypeFromSafetensorsName(std::string_view name);
+
+// For types that a file may carry but this engine cannot compute with: their name (e.g. "Q4_K"), so
+// the error can say what it found. Empty when the number is not a known GGML type at all.
+std::string_view knownUnsupportedGgmlTypeName(uint32_t ggmlType);
+
+// Bytes of `elements` values; nullopt if `elements` is not a whole number of blocks or the size
+// would overflow.
+std::optional<int64_t> byteSize(DType dtype, int64_t elements);
+
+}  // namespace inferlens

@@ -1,0 +1,9 @@
+#include "core/error.h"
+
+namespace inferlens {
+
+void throwFileError(const std::string& file, const std::string& problem) {
+    throw Error(file + ": " + problem);
+}
+
+}  // namespace inferlens

@@ -1,0 +1,10 @@
+#pragma once
+
+#include <string_view>
+
+namespace inferlens {
+
+// True when `text` is well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF).
+bool isValidUtf8(std::string_view text);
+
+}  // namespace inferlens

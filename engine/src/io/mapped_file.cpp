@@ -1,0 +1,40 @@
+#include "io/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace inferlens {
+
+MappedFile::MappedFile(const std::string& path) : path_(path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throwFileError(path, std::string("cannot open: ") + std::strerror(errno));
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throwFileError(path, "not a regular file");
+    }
+    size_ = static_cast<size_t>(info.st_size);
+    if (size_ > 0) {
+        void* mapping = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (mapping == MAP_FAILED) {
+            const int error = errno;
+            ::close(fd);
+            throwFileError(path, std::string("cannot map into memory: ") + std::strerror(error));
+        }
+        data_ = static_cast<const std::byte*>(mapping);
+    }
+    ::close(fd);
+}
+
+MappedFile::~MappedFile() {
+    if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+}
+
+}  // namespace inferlens

@@ -1,0 +1,29 @@
+#pragma once
+// A whole file mapped read-only into memory. Weights are used in place from the mapping, so opening
+// a multi-gigabyte model costs page-table entries, not copies.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace inferlens {
+
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path);  // throws Error naming the path
+    ~MappedFile();
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+
+    const std::string& path() const { return path_; }
+    std::span<const std::byte> bytes() const { return {data_, size_}; }
+    size_t size() const { return size_; }
+
+private:
+    std::string path_;
+    const std::byte* data_ = nullptr;
+    size_t size_ = 0;
+};
+
+}  // namespace inferlens

@@ -1,0 +1,55 @@
+#pragma once
+// A loaded decoder-only transformer: the shared pre-norm SwiGLU block that both architectures use,
+// run one token at a time on the reference CPU path. The double loop that drives it (tokens outside,
+// layers inside) is in generator.cpp.
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "models/decoder_weights.h"
+#include "models/model_files.h"
+
+namespace inferlens {
+
+class KvCache;
+
+// Activations of one token, sized once per model and reused for every token and layer.
+struct ForwardScratch {
+    explicit ForwardScratch(const ModelConfig& config);
+    std::vector<float> normed;   // [H]
+    std::vector<float> query;    // [heads × head_dim]
+    std::vector<float> attended; // [heads × head_dim]: attention output before the projection
+    std::vector<float> scores;   // [positions]: one head's attention weights
+    std::vector<float> projected;// [H]
+    std::vector<float> gate;     // [F]
+    std::vector<float> up;       // [F]
+};
+
+class Model {
+public:
+    explicit Model(ModelFiles files);
+    static Model open(const std::string& path) { return Model(openModelFiles(path)); }
+
+    const ModelConfig& config() const { return files_.config; }
+    const ModelFiles& files() const { return files_; }
+
+    // x = the embedding of `token`; throws Error for an id outside the vocabulary.
+    void embed(int32_t token, std::span<float> x) const;
+    // One decoder layer on the residual stream x of the token at `position`; its K/V go to `cache`.
+    void forwardLayer(int64_t layer, int64_t position, std::span<float> x, KvCache& cache,
+                      ForwardScratch& scratch) const;
+    // logits = output · final_norm(x)
+    void computeLogits(std::span<const float> x, std::span<float> logits,
+                       ForwardScratch& scratch) const;
+
+private:
+    void attention(const LayerWeights& layer, int64_t layerIndex, int64_t position, KvCache& cache,
+                   ForwardScratch& scratch) const;
+
+    ModelFiles files_;
+    DecoderWeights weights_;
+};
+
+}  // namespace inferlens

@@ -1,0 +1,217 @@
+#include "models/model_files.h"
+
+#include <sentencepiece_processor.h>
+
+#include <filesystem>
+#include <set>
+
+#include "core/error.h"
+#include "io/gguf_file.h"
+#include "io/json_file.h"
+#include "io/mapped_file.h"
+#include "io/safetensors_file.h"
+
+namespace inferlens {
+namespace fs = std::filesystem;
+namespace {
+
+struct LocatedTensor {
+    TensorView view;
+    std::string file;
+};
+
+using RawTensors = std::map<std::string, LocatedTensor>;
+
+bool isIgnorableBuffer(const std::string& name) {
+    return name.ends_with("rotary_pos_emb.inv_freq") || name.ends_with("rotary_emb.inv_freq");
+}
+
+// Checks every spec against the file tensors and fills files.tensors / unusedTensors.
+void bindSpecs(ModelFiles& files, const RawTensors& raw, bool hfNames) {
+    std::set<std::string> used;
+    for (const TensorSpec& spec : files.architecture->tensorSpecs(files.config)) {
+        const std::string& name = hfNames ? spec.hfName : spec.ggufName;
+        const auto found = raw.find(name);
+        if (found == raw.end()) {
+            if (spec.optional) continue;
+            throwFileError(files.path, "required tensor '" + name + "' is missing");
+        }
+        const TensorView& view = found->second.view;
+        if (view.shape != spec.shape)
+            throwFileError(found->second.file, "tensor '" + name + "' has shape " +
+                                                   shapeToString(view.shape) +
+                                                   " but the configuration implies " +
+                                                   shapeToString(spec.shape));
+        TensorView canonical = view;
+        canonical.name = spec.ggufName;
+        files.tensors.emplace(spec.ggufName, std::move(canonical));
+        used.insert(name);
+    }
+    for (const auto& [name, tensor] : raw)
+        if (!used.count(name) && !isIgnorableBuffer(name)) files.unusedTensors.push_back(name);
+}
+
+void checkVocabularyFits(const ModelFiles& files, const std::string& source) {
+    const auto count = int64_t(files.vocabulary->entries.size());
+    if (count > files.config.vocabSize)
+        throwFileError(source, "the tokenizer has " + std::to_string(count) +
+                                   " tokens but the model's output layer only " +
+                                   std::to_string(files.config.vocabSize));
+}
+
+void openGguf(ModelFiles& files) {
+    auto gguf = std::make_shared<GgufFile>(files.path);
+    files.owners.push_back(gguf);
+    files.weightFiles = {files.path};
+    const std::string arch = gguf->requireString("general.architecture");
+    files.architecture = &architectureByName(arch, files.path);
+
+    RawTensors raw;
+    for (const TensorView& tensor : gguf->tensors()) raw.emplace(tensor.name, LocatedTensor{tensor, files.path});
+    const auto embedding = raw.find("token_embd.weight");
+    if (embedding == raw.end() || embedding->second.view.shape.size() != 2)
+        throwFileError(files.path, "required tensor 'token_embd.weight' is missing or not 2-D");
+    files.config = files.architecture->configFromGguf(*gguf, embedding->second.view.shape[0]);
+    if (const auto declared = gguf->optionalInteger(arch + ".vocab_size");
+        declared && *declared != files.config.vocabSize)
+        throwFileError(files.path, arch + ".vocab_size = " + std::to_string(*declared) +
+                                       " disagrees with token_embd.weight's " +
+                                       std::to_string(files.config.vocabSize) + " rows");
+    validateConfig(files.config, files.path);
+    bindSpecs(files, raw, false);
+
+    files.vocabulary = readGgufVocabulary(*gguf);
+    if (!files.vocabulary) return;
+    checkVocabularyFits(files, files.path);
+    const auto specials = files.architecture->specialsAfterPieces();
+    files.pieceCount = int64_t(files.vocabulary->entries.size());
+    for (size_t id = 0; id < files.vocabulary->entries.size() && !specials.empty(); ++id) {
+        if (files.vocabulary->entries[id].piece == specials.front()) {
+            files.pieceCount = int64_t(id);
+            break;
+        }
+    }
+    SentencePieceOptions options;
+    options.addDummyPrefix = files.vocabulary->addSpacePrefix;
+    files.tokenizer = loadSentencePiece(
+        serializeModelProto(files.vocabulary->entries, options, files.path), files.path);
+}
+
+RawTensors readSafetensors(ModelFiles& files, const fs::path& directory) {
+    std::vector<std::string> shardNames;
+    const fs::path single = directory / "model.safetensors";
+    const fs::path index = directory / "model.safetensors.index.json";
+    std::map<std::string, std::string> weightMap;
+    if (fs::exists(index)) {
+        const auto json = readJsonFile(index.string());
+        const auto map = json.find("weight_map");
+        if (map == json.end() || !map->is_object())
+            throwFileError(index.string(), "'weight_map' is missing or not an object");
+        std::set<std::string> names;
+        for (const auto& [tensor, shard] : map->items()) {
+            if (!shard.is_string())
+                throwFileError(index.string(), "weight_map entry '" + tensor + "' is not a file name");
+            const auto shardName = shard.get<std::string>();
+            if (shardName.empty() || shardName.find('/') != std::string::npos || shardName == "." ||
+                shardName == "..")
+                throwFileError(index.string(), "weight_map names an invalid shard '" + shardName + "'");
+            weightMap[tensor] = shardName;
+            if (names.insert(shardName).second) shardNames.push_back(shardName);
+        }
+    } else if (fs::exists(single)) {
+        shardNames.push_back("model.safetensors");
+    } else {
+        throwFileError(directory.string(),
+                       "no model.safetensors or model.safetensors.index.json found (PyTorch .bin "
+                       "checkpoints are not supported yet)");
+    }
+    RawTensors raw;
+    for (const auto& shardName : shardNames) {
+        const std::string shardPath = (directory / shardName).string();
+        auto shard = std::make_shared<SafetensorsFile>(shardPath);
+        files.owners.push_back(shard);
+        files.weightFiles.push_back(shardPath);
+        for (const TensorView& tensor : shard->tensors()) {
+            if (!weightMap.empty()) {
+                const auto expected = weightMap.find(tensor.name);
+                if (expected == weightMap.end() || expected->second != shardName) continue;
+            }
+            if (!raw.emplace(tensor.name, LocatedTensor{tensor, shardPath}).second)
+                throwFileError(shardPath, "tensor '" + tensor.name + "' appears in two shards");
+        }
+    }
+    for (const auto& [tensor, shardName] : weightMap)
+        if (!raw.count(tensor))
+            throwFileError((directory / shardName).string(),
+                           "tensor '" + tensor + "' listed in the index is not in this shard");
+    return raw;
+}
+
+void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
+    const fs::path tokenizerPath = directory / "tokenizer.model";
+    if (!fs::exists(tokenizerPath)) return;
+    const MappedFile bytes(tokenizerPath.string());
+    const auto span = bytes.bytes();
+    files.tokenizer = loadSentencePiece(
+        std::string(reinterpret_cast<const char*>(span.data()), span.size()), tokenizerPath.string());
+    GgufVocabulary vocabulary;
+    vocabulary.entries = vocabularyOf(*files.tokenizer);
+    files.pieceCount = int64_t(vocabulary.entries.size());
+    for (const auto& special : files.architecture->specialsAfterPieces())
+        vocabulary.entries.push_back({special, 0.0f, PieceType::Control});
+    if (!files.architecture->specialsAfterPieces().empty()) {
+        // Padding rows of the output layer, named as llama.cpp's converter names them.
+        while (int64_t(vocabulary.entries.size()) < files.config.vocabSize)
+            vocabulary.entries.push_back(
+                {"[PAD" + std::to_string(vocabulary.entries.size()) + "]", 0.0f, PieceType::Unused});
+    }
+    vocabulary.bosId = files.tokenizer->bos_id();
+    vocabulary.eosId = files.tokenizer->eos_id();
+    vocabulary.addBos = files.architecture->specialsAfterPieces().empty();
+    files.vocabulary = std::move(vocabulary);
+    checkVocabularyFits(files, tokenizerPath.string());
+}
+
+void openHuggingFace(ModelFiles& files) {
+    files.format = ModelFormat::HuggingFace;
+    const fs::path directory(files.path);
+    const std::string configPath = (directory / "config.json").string();
+    if (!fs::exists(configPath))
+        throwFileError(files.path, "not a GGUF file, and no config.json in this directory");
+    const auto json = readJsonFile(configPath);
+    files.architecture = &architectureForHfConfig(json, configPath);
+    files.config = files.architecture->configFromHf(json, configPath);
+    validateConfig(files.config, configPath);
+    const RawTensors raw = readSafetensors(files, directory);
+    bindSpecs(files, raw, true);
+    openHfTokenizer(files, directory);
+}
+
+}  // namespace
+
+ModelFiles openModelFiles(const std::string& path) {
+    ModelFiles files;
+    files.path = path;
+    std::error_code error;
+    if (fs::is_directory(path, error))
+        openHuggingFace(files);
+    else if (fs::exists(path, error))
+        openGguf(files);
+    else
+        throwFileError(path, "no such file or directory");
+    return files;
+}
+
+int64_t ModelFiles::parameterCount() const {
+    int64_t count = 0;
+    for (const auto& [name, tensor] : tensors) count += tensor.elementCount();
+    return count;
+}
+
+int64_t ModelFiles::weightBytes() const {
+    int64_t bytes = 0;
+    for (const auto& [name, tensor] : tensors) bytes += tensor.byteCount;
+    return bytes;
+}
+
+}  // namespace inferlens

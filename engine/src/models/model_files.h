@@ -1,0 +1,49 @@
+#pragma once
+// Opening a model the way users download it — one GGUF file, or a Hugging Face directory
+// (config.json + safetensors, optionally sharded, + tokenizer.model) — and validating all of it:
+// configuration, every tensor's presence, type, shape and bytes, and the tokenizer. The result maps
+// the engine's canonical (GGUF) tensor names to zero-copy views and keeps the mappings alive.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+#include "models/architecture.h"
+#include "models/model_config.h"
+#include "tokenizer/gguf_vocabulary.h"
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace inferlens {
+
+enum class ModelFormat { Gguf, HuggingFace };
+
+struct ModelFiles {
+    std::string path;  // as given: the GGUF file or the directory
+    ModelFormat format = ModelFormat::Gguf;
+    const Architecture* architecture = nullptr;
+    ModelConfig config;
+    std::map<std::string, TensorView> tensors;  // by canonical (GGUF) name; only those the model uses
+    std::vector<std::string> unusedTensors;     // present in the files but not part of the model
+    std::vector<std::string> weightFiles;
+
+    // The vocabulary by token id, specials appended after the pieces included (ChatGLM), and the
+    // number of sentencepiece pieces at its start. Absent when the model ships no tokenizer.
+    std::optional<GgufVocabulary> vocabulary;
+    int64_t pieceCount = 0;
+    std::shared_ptr<sentencepiece::SentencePieceProcessor> tokenizer;
+
+    std::vector<std::shared_ptr<const void>> owners;  // the mapped files the views point into
+
+    int64_t parameterCount() const;
+    int64_t weightBytes() const;
+};
+
+// Throws Error whose message names the offending file and the problem.
+ModelFiles openModelFiles(const std::string& path);
+
+}  // namespace inferlens
