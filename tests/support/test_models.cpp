@@ -103,7 +103,7 @@ std::vector<float> readNpyFloat32(const std::string& path, std::vector<int64_t>&
         QTest::qFail("the .npy data size does not match its shape", __FILE__, __LINE__);
         return {};
     }
-    std::vector<float> values(size_t(count));
+    std::vector<float> values(static_cast<size_t>(count));
     std::memcpy(values.data(), data.constData(), data.size());
     return values;
 }

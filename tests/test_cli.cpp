@@ -1,0 +1,108 @@
+// inferlens-cli end to end: exit codes, messages, and the .npy that `logits` writes.
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "support/test_models.h"
+
+using namespace inferlens;
+
+class TestCli : public QObject {
+    Q_OBJECT
+private slots:
+    void synthInfoLogitsConvert_data() {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<QString>("format");
+        QTest::newRow("chatglm gguf") << "chatglm" << "gguf";
+        QTest::newRow("chatglm hf") << "chatglm" << "hf";
+        QTest::newRow("llama gguf") << "llama" << "gguf";
+        QTest::newRow("llama hf") << "llama" << "hf";
+    }
+
+    void synthInfoLogitsConvert() {
+        QFETCH(QString, architecture);
+        QFETCH(QString, format);
+        QTemporaryDir dir;
+        const QString model = dir.filePath("model");
+        auto result = test::runCli({"synth", "--arch", architecture, "--layers", "3", "--hidden", "96",
+                                    "--heads", "6", "--kv-heads", "2", "--ffn", "80", "--vocab", "350",
+                                    "--ctx", "512", "--dtype", "bf16", "--seed", "5", "--format", format,
+                                    "--out", model});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+
+        result = test::runCli({"info", "--model", model});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        const QString& text = result.standardOutput;
+        QVERIFY(text.contains("architecture: " + architecture));
+        QVERIFY(text.contains("layers:       3"));
+        QVERIFY(text.contains("6 query heads, 2 KV heads, head dim 16"));
+        QVERIFY(text.contains("context:      512"));
+        QVERIFY(text.contains("tokenizer:    sentencepiece"));
+        QVERIFY(text.contains("bf16"));
+        QVERIFY(text.contains("valid: yes"));
+
+        const QString npy = dir.filePath("logits.npy");
+        result = test::runCli({"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        std::vector<int64_t> shape;
+        const auto logits = test::readNpyFloat32(npy.toStdString(), shape);
+        QCOMPARE(shape, (std::vector<int64_t>{4, 350}));
+        const auto expected = test::engineLogits(model.toStdString(), {3, 40, 41, 300});
+        QCOMPARE(logits, expected);
+
+        result = test::runCli({"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy, "--no-cache"});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) < 1e-6);
+
+        const QString otherFormat = format == "gguf" ? "hf" : "gguf";
+        const QString converted = dir.filePath("converted");
+        result = test::runCli({"convert", "--model", model, "--out", converted, "--format", otherFormat});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        result = test::runCli({"logits", "--model", converted, "--ids", "3,40,41,300", "--out", npy});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) < 1e-6);
+    }
+
+    void failuresExitWithOneLineReasons_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("missing model") << QStringList{"info", "--model", "/nonexistent/m.gguf"} << 1
+                                       << "/nonexistent/m.gguf: no such file";
+        QTest::newRow("id outside vocabulary") << QStringList{"logits", "--model", "MODEL", "--ids", "1,320", "--out", "OUT"}
+                                               << 1 << "token id 320 is outside the vocabulary";
+        QTest::newRow("more ids than context") << QStringList{"logits", "--model", "MODEL", "--ids", "1,2,3", "--out", "OUT", "--ctx-size", "2"}
+                                               << 1 << "do not fit in the context";
+        QTest::newRow("bad id list") << QStringList{"logits", "--model", "MODEL", "--ids", "1,x", "--out", "OUT"} << 2
+                                     << "'x' is not an integer";
+        QTest::newRow("unknown option") << QStringList{"info", "--model", "MODEL", "--colour"} << 2
+                                        << "unknown option --colour";
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << "unknown command";
+        QTest::newRow("bad dtype") << QStringList{"synth", "--out", "OUT", "--dtype", "f8"} << 2
+                                   << "'f8' is not one of f32, f16, bf16";
+        QTest::newRow("unknown architecture") << QStringList{"synth", "--out", "OUT", "--arch", "gpt2"} << 1
+                                              << "architecture 'gpt2' is not supported";
+        QTest::newRow("odd head dim") << QStringList{"synth", "--out", "OUT", "--hidden", "60", "--heads", "4"} << 1
+                                      << "must be even";
+    }
+
+    void failuresExitWithOneLineReasons() {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        QTemporaryDir dir;
+        const QString model = QString::fromStdString(test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{}));
+        arguments.replaceInStrings("MODEL", model);
+        arguments.replaceInStrings("OUT", dir.filePath("out"));
+        const auto result = test::runCli(arguments);
+        QCOMPARE(result.exitCode, exitCode);
+        QVERIFY2(result.standardError.contains(message), qPrintable(result.standardError));
+        if (exitCode == 1) {
+            QCOMPARE(result.standardError.count('\n'), 1);
+            QVERIFY(result.standardError.startsWith("error: "));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "test_cli.moc"

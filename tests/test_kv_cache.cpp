@@ -1,0 +1,125 @@
+// The KV cache as a unit (sizes, growth, statistics, the MQA saving) and through the generator:
+// cache and no-cache logits agree, and generation stops for the right reason.
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/error.h"
+#include "generator.h"
+#include "kv_cache.h"
+#include "support/test_models.h"
+
+using namespace inferlens;
+
+class TestKvCache : public QObject {
+    Q_OBJECT
+private slots:
+    void statisticsFollowTheTokensHeld() {
+        // ChatGLM2-6B's shape: 28 layers, 2 KV groups × 128, 32 query heads.
+        KvCache cache(28, 2, 32, 128, 4096);
+        QCOMPARE(cache.stats().bytesAllocated, int64_t(0));
+        for (int token = 0; token < 17; ++token) {
+            for (int layer = 0; layer < 28; ++layer) {
+                cache.pendingKey(layer)[0] = float(token);
+                cache.pendingValue(layer)[255] = -float(token);
+            }
+            cache.commitToken();
+        }
+        const KvCacheStats stats = cache.stats();
+        const int64_t perTokenPerLayer = 2 * 2 * 128 * 4;  // K and V, 2 groups × 128, f32
+        QCOMPARE(stats.tokens, int64_t(17));
+        QCOMPARE(stats.bytesUsedPerLayer.size(), size_t(28));
+        QCOMPARE(stats.bytesUsedPerLayer[5], 17 * perTokenPerLayer);
+        QCOMPARE(stats.bytesUsed, 28 * 17 * perTokenPerLayer);
+        QCOMPARE(stats.bytesAllocatedPerLayer[0], 256 * perTokenPerLayer);  // grows by 256 tokens
+        QCOMPARE(stats.bytesUsedFullMultiHead, stats.bytesUsed * 16);       // 32 heads / 2 groups
+        QCOMPARE(cache.keys(3)[16 * 256], 16.0f);
+    }
+
+    void growsInBlocksUpToTheCapacityAndThenRefuses() {
+        KvCache cache(1, 1, 1, 2, 300);
+        for (int token = 0; token < 300; ++token) {
+            cache.pendingKey(0);
+            cache.pendingValue(0);
+            cache.commitToken();
+        }
+        QVERIFY(cache.full());
+        QCOMPARE(cache.stats().bytesAllocated, int64_t(300 * 2 * 2 * 4));  // capped at capacity
+        QVERIFY_THROWS_EXCEPTION(Error, cache.pendingKey(0));
+        cache.clear();
+        QCOMPARE(cache.size(), int64_t(0));
+        QVERIFY(!cache.full());
+    }
+
+    void cacheAndNoCacheGiveTheSameLogits_data() {
+        QTest::addColumn<QString>("architecture");
+        QTest::newRow("chatglm") << "chatglm";
+        QTest::newRow("llama") << "llama";
+    }
+
+    void cacheAndNoCacheGiveTheSameLogits() {
+        QFETCH(QString, architecture);
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.architecture = architecture.toStdString();
+        options.hidden = 128;
+        options.heads = 2;
+        options.kvHeads = 1;
+        options.ffn = 96;
+        const auto path = test::writeSynthetic(dir, "m.gguf", options);
+        const auto ids = test::testIds(12, options.vocab);
+        const auto cached = test::engineLogits(path, ids, true);
+        const auto recomputed = test::engineLogits(path, ids, false);
+        const double error = test::normalisedError(cached, recomputed);
+        qInfo("cache vs no-cache normalised difference: %.3g", error);
+        QVERIFY(error < 1e-6);
+        // Different positions give different logits (the comparison is not vacuous).
+        QVERIFY(test::normalisedError(std::vector<float>(cached.begin(), cached.begin() + 320),
+                                      std::vector<float>(cached.begin() + 320, cached.begin() + 640)) > 0.1);
+    }
+
+    void generationStopsWhenTheContextIsFull() {
+        QTemporaryDir dir;
+        const auto path = test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{});
+        const Model model = Model::open(path);
+        for (const bool useCache : {true, false}) {
+            Generator generator(model, {.contextSize = 6, .useKvCache = useCache});
+            QCOMPARE(generator.contextSize(), int64_t(6));
+            const std::vector<int32_t> prompt{5, 6, 7, 8};
+            const Generation result = generator.generate(prompt, 100, argmax, {});
+            QCOMPARE(result.reason, FinishReason::ContextFull);
+            QCOMPARE(result.tokens.size(), size_t(3));  // positions 4 and 5 fed, a 3rd chosen
+            QCOMPARE(generator.tokenCount(), int64_t(6));
+            std::vector<float> logits(model.config().vocabSize);
+            QVERIFY_THROWS_EXCEPTION(Error, generator.step(1, logits));
+        }
+    }
+
+    void generationStopsAtEndOfSequenceOrMaxTokens() {
+        QTemporaryDir dir;
+        const auto path = test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{});
+        const Model model = Model::open(path);
+        Generator generator(model);
+        const std::vector<int32_t> prompt{9, 10};
+        const Generation greedy = generator.generate(prompt, 5, argmax, {});
+        QCOMPARE(greedy.reason, FinishReason::MaxTokens);
+        QCOMPARE(greedy.tokens.size(), size_t(5));
+        generator.reset();
+        const Generation stopped = generator.generate(prompt, 5, argmax, {greedy.tokens[2]});
+        QCOMPARE(stopped.reason, FinishReason::EndOfSequence);
+        QCOMPARE(stopped.tokens, std::vector<int32_t>(greedy.tokens.begin(), greedy.tokens.begin() + 3));
+    }
+
+    void contextSizeDefaultsAndLimits() {
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.context = 8192;
+        const Model model = Model::open(test::writeSynthetic(dir, "m.gguf", options));
+        QCOMPARE(Generator(model).contextSize(), int64_t(4096));
+        QCOMPARE(Generator(model, {.contextSize = 8192}).contextSize(), int64_t(8192));
+        QVERIFY_THROWS_EXCEPTION(Error, Generator(model, {.contextSize = 8193}));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestKvCache)
+#include "test_kv_cache.moc"
