@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages that InferLens needs to build and test, skipping those already
+# installed. Works on Debian 12 and Ubuntu 24.04; uses sudo when not run as root.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config  # toolchain
+  qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools  # Qt 6: Core, Test, Widgets, LinguistTools
+  libqcustomplot-dev        # plots in the desktop app (QCustomPlotQt6)
+  libsentencepiece-dev      # tokenizers (tokenizer.model and GGUF vocabularies)
+  nlohmann-json3-dev        # config.json, safetensors headers, shard indexes
+  fonts-wqy-microhei        # a CJK font, so that Chinese text is not drawn as empty boxes
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
