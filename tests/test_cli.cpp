@@ -9,14 +9,18 @@ using namespace inferlens;
 
 class TestCli : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void synthInfoLogitsConvert_data() {
         QTest::addColumn<QString>("architecture");
         QTest::addColumn<QString>("format");
-        QTest::newRow("chatglm gguf") << "chatglm" << "gguf";
-        QTest::newRow("chatglm hf") << "chatglm" << "hf";
-        QTest::newRow("llama gguf") << "llama" << "gguf";
-        QTest::newRow("llama hf") << "llama" << "hf";
+        QTest::newRow("chatglm gguf") << "chatglm"
+                                      << "gguf";
+        QTest::newRow("chatglm hf") << "chatglm"
+                                    << "hf";
+        QTest::newRow("llama gguf") << "llama"
+                                    << "gguf";
+        QTest::newRow("llama hf") << "llama"
+                                  << "hf";
     }
 
     void synthInfoLogitsConvert() {
@@ -24,10 +28,11 @@ private slots:
         QFETCH(QString, format);
         QTemporaryDir dir;
         const QString model = dir.filePath("model");
-        auto result = test::runCli({"synth", "--arch", architecture, "--layers", "3", "--hidden", "96",
-                                    "--heads", "6", "--kv-heads", "2", "--ffn", "80", "--vocab", "350",
-                                    "--ctx", "512", "--dtype", "bf16", "--seed", "5", "--format", format,
-                                    "--out", model});
+        auto result = test::runCli({"synth",    "--arch",   architecture, "--layers", "3",
+                                    "--hidden", "96",       "--heads",    "6",        "--kv-heads",
+                                    "2",        "--ffn",    "80",         "--vocab",  "350",
+                                    "--ctx",    "512",      "--dtype",    "bf16",     "--seed",
+                                    "5",        "--format", format,       "--out",    model});
         QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
 
         result = test::runCli({"info", "--model", model});
@@ -50,17 +55,22 @@ private slots:
         const auto expected = test::engineLogits(model.toStdString(), {3, 40, 41, 300});
         QCOMPARE(logits, expected);
 
-        result = test::runCli({"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy, "--no-cache"});
+        result = test::runCli(
+            {"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy, "--no-cache"});
         QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
-        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) < 1e-6);
+        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) <
+                1e-6);
 
         const QString otherFormat = format == "gguf" ? "hf" : "gguf";
         const QString converted = dir.filePath("converted");
-        result = test::runCli({"convert", "--model", model, "--out", converted, "--format", otherFormat});
+        result = test::runCli(
+            {"convert", "--model", model, "--out", converted, "--format", otherFormat});
         QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
-        result = test::runCli({"logits", "--model", converted, "--ids", "3,40,41,300", "--out", npy});
+        result =
+            test::runCli({"logits", "--model", converted, "--ids", "3,40,41,300", "--out", npy});
         QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
-        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) < 1e-6);
+        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) <
+                1e-6);
     }
 
     void failuresExitWithOneLineReasons_data() {
@@ -69,21 +79,27 @@ private slots:
         QTest::addColumn<QString>("message");
         QTest::newRow("missing model") << QStringList{"info", "--model", "/nonexistent/m.gguf"} << 1
                                        << "/nonexistent/m.gguf: no such file";
-        QTest::newRow("id outside vocabulary") << QStringList{"logits", "--model", "MODEL", "--ids", "1,320", "--out", "OUT"}
-                                               << 1 << "token id 320 is outside the vocabulary";
-        QTest::newRow("more ids than context") << QStringList{"logits", "--model", "MODEL", "--ids", "1,2,3", "--out", "OUT", "--ctx-size", "2"}
-                                               << 1 << "do not fit in the context";
-        QTest::newRow("bad id list") << QStringList{"logits", "--model", "MODEL", "--ids", "1,x", "--out", "OUT"} << 2
-                                     << "'x' is not an integer";
+        QTest::newRow("id outside vocabulary")
+            << QStringList{"logits", "--model", "MODEL", "--ids", "1,320", "--out", "OUT"} << 1
+            << "token id 320 is outside the vocabulary";
+        QTest::newRow("more ids than context")
+            << QStringList{"logits", "--model", "MODEL",      "--ids", "1,2,3",
+                           "--out",  "OUT",     "--ctx-size", "2"}
+            << 1 << "do not fit in the context";
+        QTest::newRow("bad id list")
+            << QStringList{"logits", "--model", "MODEL", "--ids", "1,x", "--out", "OUT"} << 2
+            << "'x' is not an integer";
         QTest::newRow("unknown option") << QStringList{"info", "--model", "MODEL", "--colour"} << 2
                                         << "unknown option --colour";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << "unknown command";
         QTest::newRow("bad dtype") << QStringList{"synth", "--out", "OUT", "--dtype", "f8"} << 2
                                    << "'f8' is not one of f32, f16, bf16";
-        QTest::newRow("unknown architecture") << QStringList{"synth", "--out", "OUT", "--arch", "gpt2"} << 1
-                                              << "architecture 'gpt2' is not supported";
-        QTest::newRow("odd head dim") << QStringList{"synth", "--out", "OUT", "--hidden", "60", "--heads", "4"} << 1
-                                      << "must be even";
+        QTest::newRow("unknown architecture")
+            << QStringList{"synth", "--out", "OUT", "--arch", "gpt2"} << 1
+            << "architecture 'gpt2' is not supported";
+        QTest::newRow("odd head dim")
+            << QStringList{"synth", "--out", "OUT", "--hidden", "60", "--heads", "4"} << 1
+            << "must be even";
     }
 
     void failuresExitWithOneLineReasons() {
@@ -91,7 +107,8 @@ private slots:
         QFETCH(int, exitCode);
         QFETCH(QString, message);
         QTemporaryDir dir;
-        const QString model = QString::fromStdString(test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{}));
+        const QString model =
+            QString::fromStdString(test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{}));
         arguments.replaceInStrings("MODEL", model);
         arguments.replaceInStrings("OUT", dir.filePath("out"));
         const auto result = test::runCli(arguments);

@@ -1,5 +1,6 @@
 // `convert` between Hugging Face directories and GGUF: tensors, tokenizer and logits survive round
-// trips; LLaMA's Q/K rows are permuted between the two RoPE pairings and still give the same logits.
+// trips; LLaMA's Q/K rows are permuted between the two RoPE pairings and still give the same
+// logits.
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -42,7 +43,7 @@ SyntheticModelOptions options(const QString& architecture, DType dtype, ModelFor
 
 class TestConvert : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void architectures_data() {
         QTest::addColumn<QString>("architecture");
         QTest::newRow("chatglm") << "chatglm";
@@ -53,7 +54,8 @@ private slots:
     void hfToGgufToHfIsLossless() {
         QFETCH(QString, architecture);
         QTemporaryDir dir;
-        const auto hf = test::writeSynthetic(dir, "hf", options(architecture, DType::BF16, ModelFormat::HuggingFace));
+        const auto hf = test::writeSynthetic(
+            dir, "hf", options(architecture, DType::BF16, ModelFormat::HuggingFace));
         const auto gguf = dir.filePath("m.gguf").toStdString();
         const auto back = dir.filePath("back").toStdString();
         convertModel(openModelFiles(hf), ModelFormat::Gguf, std::nullopt, gguf);
@@ -72,18 +74,22 @@ private slots:
         QFETCH(QString, architecture);
         QTemporaryDir dir;
         // f32, so that synth's GGUF (1-D tensors always f32) and HF files hold identical values.
-        const auto gguf = test::writeSynthetic(dir, "m.gguf", options(architecture, DType::F32, ModelFormat::Gguf));
-        const auto hf = test::writeSynthetic(dir, "hf", options(architecture, DType::F32, ModelFormat::HuggingFace));
+        const auto gguf = test::writeSynthetic(
+            dir, "m.gguf", options(architecture, DType::F32, ModelFormat::Gguf));
+        const auto hf = test::writeSynthetic(
+            dir, "hf", options(architecture, DType::F32, ModelFormat::HuggingFace));
         const auto ids = test::testIds(9, 320);
         const auto fromGguf = test::engineLogits(gguf, ids);
         const double hfError = test::normalisedError(test::engineLogits(hf, ids), fromGguf);
 
         // And an f16 HF directory against its conversion to GGUF.
-        const auto hf16 = test::writeSynthetic(dir, "hf16", options(architecture, DType::F16, ModelFormat::HuggingFace));
+        const auto hf16 = test::writeSynthetic(
+            dir, "hf16", options(architecture, DType::F16, ModelFormat::HuggingFace));
         const auto converted = dir.filePath("converted.gguf").toStdString();
         convertModel(openModelFiles(hf16), ModelFormat::Gguf, std::nullopt, converted);
         const auto fromHf16 = test::engineLogits(hf16, ids);
-        const double convertedError = test::normalisedError(test::engineLogits(converted, ids), fromHf16);
+        const double convertedError =
+            test::normalisedError(test::engineLogits(converted, ids), fromHf16);
         qInfo("synth GGUF vs synth HF (f32): %.3g; f16 HF vs its GGUF conversion: %.3g", hfError,
               convertedError);
         QVERIFY(hfError < 1e-6);
@@ -93,7 +99,8 @@ private slots:
 
     void llamaQueryRowsArePermutedBetweenPairings() {
         QTemporaryDir dir;
-        const auto hf = test::writeSynthetic(dir, "hf", options("llama", DType::F32, ModelFormat::HuggingFace));
+        const auto hf =
+            test::writeSynthetic(dir, "hf", options("llama", DType::F32, ModelFormat::HuggingFace));
         const auto gguf = dir.filePath("m.gguf").toStdString();
         convertModel(openModelFiles(hf), ModelFormat::Gguf, std::nullopt, gguf);
         const ModelFiles hfFiles = openModelFiles(hf), ggufFiles = openModelFiles(gguf);
@@ -107,7 +114,8 @@ private slots:
             for (int64_t i = 0; i < headDim / 2; ++i)
                 for (int64_t column = 0; column < columns; column += 17) {
                     const int64_t base = head * headDim;
-                    QCOMPARE(ggufQuery[(base + 2 * i) * columns + column], hfQuery[(base + i) * columns + column]);
+                    QCOMPARE(ggufQuery[(base + 2 * i) * columns + column],
+                             hfQuery[(base + i) * columns + column]);
                     QCOMPARE(ggufQuery[(base + 2 * i + 1) * columns + column],
                              hfQuery[(base + i + headDim / 2) * columns + column]);
                 }
@@ -118,17 +126,21 @@ private slots:
 
     void convertingTheTypeKeepsLogitsWithinItsRounding() {
         QTemporaryDir dir;
-        const auto source = test::writeSynthetic(dir, "m.gguf", options("chatglm", DType::F32, ModelFormat::Gguf));
+        const auto source =
+            test::writeSynthetic(dir, "m.gguf", options("chatglm", DType::F32, ModelFormat::Gguf));
         const auto ids = test::testIds(8, 320);
         const auto reference = test::engineLogits(source, ids);
-        const std::vector<std::pair<DType, double>> tolerances{{DType::F16, 5e-3}, {DType::BF16, 4e-2}};
+        const std::vector<std::pair<DType, double>> tolerances{{DType::F16, 5e-3},
+                                                               {DType::BF16, 4e-2}};
         for (const auto& [dtype, tolerance] : tolerances) {
             const auto converted = dir.filePath("converted.gguf").toStdString();
             convertModel(openModelFiles(source), ModelFormat::Gguf, dtype, converted);
             const ModelFiles files = openModelFiles(converted);
             QCOMPARE(files.tensors.at("blk.0.attn_qkv.weight").dtype, dtype);
-            QCOMPARE(files.tensors.at("blk.0.attn_norm.weight").dtype, DType::F32);  // 1-D stays f32
-            const double error = test::normalisedError(test::engineLogits(converted, ids), reference);
+            QCOMPARE(files.tensors.at("blk.0.attn_norm.weight").dtype,
+                     DType::F32);  // 1-D stays f32
+            const double error =
+                test::normalisedError(test::engineLogits(converted, ids), reference);
             qInfo("f32 → %s: normalised logit error %.3g", dtypeName(dtype).data(), error);
             QVERIFY(error > 0);
             QVERIFY(error < tolerance);

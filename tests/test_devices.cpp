@@ -9,12 +9,13 @@ using namespace inferlens;
 
 class TestDevices : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void cudaDevicesAreDescribedOrTheirAbsenceExplained() {
         const CudaAvailability cuda = queryCudaDevices();
         if (cuda.devices.empty()) {
             QVERIFY(!cuda.message.empty());
-            QSKIP(qPrintable(QString("GPU test skipped: %1").arg(QString::fromStdString(cuda.message))));
+            QSKIP(qPrintable(
+                QString("GPU test skipped: %1").arg(QString::fromStdString(cuda.message))));
         }
         QVERIFY(cuda.compiledIn);
         for (const CudaDevice& device : cuda.devices) {

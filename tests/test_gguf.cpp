@@ -20,7 +20,8 @@ TensorSource sequenceTensor(const std::string& name, DType dtype, std::vector<in
     return {name, dtype, std::move(shape), [dtype](std::span<std::byte> out) {
                 const int64_t count = out.size() / dtypeInfo(dtype).blockBytes;
                 std::vector<float> values(count);
-                for (int64_t i = 0; i < count; ++i) values[i] = float(i) * 0.5f - 3.0f;
+                for (int64_t i = 0; i < count; ++i)
+                    values[i] = float(i) * 0.5f - 3.0f;
                 encodeRow(dtype, values, out.data());
             }};
 }
@@ -29,7 +30,7 @@ TensorSource sequenceTensor(const std::string& name, DType dtype, std::vector<in
 
 class TestGguf : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void everyMetadataTypeRoundTrips() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("meta.gguf").toStdString();
@@ -37,26 +38,33 @@ private slots:
         nested.elementType = GgufType::Array;
         nested.arrays = {GgufArray::ofInt32({1, 2, 3}), GgufArray::ofStrings({"x", ""})};
         const std::vector<GgufKeyValue> expected{
-            {"t.u8", {uint8_t(200)}},          {"t.i8", {int8_t(-100)}},
-            {"t.u16", {uint16_t(60000)}},      {"t.i16", {int16_t(-30000)}},
-            {"t.u32", {uint32_t(4000000000)}}, {"t.i32", {int32_t(-2000000000)}},
-            {"t.f32", {1.5f}},                 {"t.bool", {true}},
+            {"t.u8", {uint8_t(200)}},
+            {"t.i8", {int8_t(-100)}},
+            {"t.u16", {uint16_t(60000)}},
+            {"t.i16", {int16_t(-30000)}},
+            {"t.u32", {uint32_t(4000000000)}},
+            {"t.i32", {int32_t(-2000000000)}},
+            {"t.f32", {1.5f}},
+            {"t.bool", {true}},
             {"t.string", {std::string("你好, GGUF")}},
             {"t.array.f32", {GgufArray::ofFloats({0.25f, -1.0f})}},
             {"t.array.strings", {GgufArray::ofStrings({"a", "bc", "\xe2\x96\x81"})}},
             {"t.array.nested", {nested}},
-            {"t.u64", {uint64_t(1) << 63}},    {"t.i64", {int64_t(-1) << 62}},
+            {"t.u64", {uint64_t(1) << 63}},
+            {"t.i64", {int64_t(-1) << 62}},
             {"t.f64", {3.141592653589793}},
         };
         GgufWriter writer;
-        for (const auto& entry : expected) writer.set(entry.key, entry.value);
+        for (const auto& entry : expected)
+            writer.set(entry.key, entry.value);
         writer.write(path);
 
         const GgufFile file(path);
         QCOMPARE(file.version(), 3u);
         QCOMPARE(file.metadata().size(), expected.size());
         for (size_t i = 0; i < expected.size(); ++i) {
-            QCOMPARE(QString::fromStdString(file.metadata()[i].key), QString::fromStdString(expected[i].key));
+            QCOMPARE(QString::fromStdString(file.metadata()[i].key),
+                     QString::fromStdString(expected[i].key));
             QVERIFY2(file.metadata()[i].value == expected[i].value, expected[i].key.c_str());
         }
         QCOMPARE(file.requireInteger("t.u16"), int64_t(60000));
@@ -87,14 +95,16 @@ private slots:
             QCOMPARE(reinterpret_cast<uintptr_t>(tensor.data) % 64, uintptr_t(0));
             std::vector<float> values(tensor.elementCount());
             decodeRow(tensor.dtype, tensor.data, values);
-            for (size_t i = 0; i < values.size(); ++i) QCOMPARE(values[i], float(i) * 0.5f - 3.0f);
+            for (size_t i = 0; i < values.size(); ++i)
+                QCOMPARE(values[i], float(i) * 0.5f - 3.0f);
         }
         QCOMPARE(file.tensors()[1].dtype, DType::F16);
         QCOMPARE(file.tensors()[2].dtype, DType::BF16);
     }
 
     void dimensionsAreStoredContiguousFirst() {
-        // GGUF's ne[0] is the contiguous dimension: a PyTorch [3, 5] tensor is stored as ne = {5, 3}.
+        // GGUF's ne[0] is the contiguous dimension: a PyTorch [3, 5] tensor is stored as ne = {5,
+        // 3}.
         QTemporaryDir dir;
         const std::string path = dir.filePath("dims.gguf").toStdString();
         GgufWriter writer;
@@ -103,7 +113,8 @@ private slots:
         QFile file(QString::fromStdString(path));
         QVERIFY(file.open(QIODevice::ReadOnly));
         const QByteArray bytes = file.readAll();
-        // magic, version, n_tensors, n_kv, then the tensor info: name (8 + 1), n_dims, ne[0], ne[1].
+        // magic, version, n_tensors, n_kv, then the tensor info: name (8 + 1), n_dims, ne[0],
+        // ne[1].
         const int infoStart = 4 + 4 + 8 + 8 + 8 + 1;
         uint32_t dims;
         int64_t ne[2];
@@ -118,7 +129,8 @@ private slots:
         QTemporaryDir dir;
         const std::string path = dir.filePath("partial.gguf").toStdString();
         GgufWriter writer;
-        writer.addTensor({"bad", DType::F32, {4}, [](std::span<std::byte>) { throw Error("fill failed"); }});
+        writer.addTensor(
+            {"bad", DType::F32, {4}, [](std::span<std::byte>) { throw Error("fill failed"); }});
         QVERIFY_THROWS_EXCEPTION(Error, writer.write(path));
         QVERIFY(!QFile::exists(QString::fromStdString(path)));
         QVERIFY(!QFile::exists(QString::fromStdString(path + ".partial")));

@@ -13,7 +13,7 @@ using namespace inferlens;
 
 class TestKvCache : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void statisticsFollowTheTokensHeld() {
         // ChatGLM2-6B's shape: 28 layers, 2 KV groups × 128, 32 query heads.
         KvCache cache(28, 2, 32, 128, 4096);
@@ -74,8 +74,9 @@ private slots:
         qInfo("cache vs no-cache normalised difference: %.3g", error);
         QVERIFY(error < 1e-6);
         // Different positions give different logits (the comparison is not vacuous).
-        QVERIFY(test::normalisedError(std::vector<float>(cached.begin(), cached.begin() + 320),
-                                      std::vector<float>(cached.begin() + 320, cached.begin() + 640)) > 0.1);
+        QVERIFY(test::normalisedError(
+                    std::vector<float>(cached.begin(), cached.begin() + 320),
+                    std::vector<float>(cached.begin() + 320, cached.begin() + 640)) > 0.1);
     }
 
     void generationStopsWhenTheContextIsFull() {
@@ -107,7 +108,8 @@ private slots:
         generator.reset();
         const Generation stopped = generator.generate(prompt, 5, argmax, {greedy.tokens[2]});
         QCOMPARE(stopped.reason, FinishReason::EndOfSequence);
-        QCOMPARE(stopped.tokens, std::vector<int32_t>(greedy.tokens.begin(), greedy.tokens.begin() + 3));
+        QCOMPARE(stopped.tokens,
+                 std::vector<int32_t>(greedy.tokens.begin(), greedy.tokens.begin() + 3));
     }
 
     void contextSizeDefaultsAndLimits() {

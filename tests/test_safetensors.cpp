@@ -11,7 +11,7 @@ using namespace inferlens;
 
 class TestSafetensors : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void roundTripKeepsNamesShapesTypesAndValues() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("model.safetensors").toStdString();
@@ -19,10 +19,14 @@ private slots:
         const std::vector<DType> dtypes{DType::F32, DType::F16, DType::BF16};
         for (size_t t = 0; t < dtypes.size(); ++t) {
             const DType dtype = dtypes[t];
-            sources.push_back({"layer." + std::to_string(t) + ".weight", dtype, {4, int64_t(t + 2)},
+            sources.push_back({"layer." + std::to_string(t) + ".weight",
+                               dtype,
+                               {4, int64_t(t + 2)},
                                [dtype](std::span<std::byte> out) {
-                                   std::vector<float> values(out.size() / dtypeInfo(dtype).blockBytes);
-                                   for (size_t i = 0; i < values.size(); ++i) values[i] = 0.25f * float(i);
+                                   std::vector<float> values(out.size() /
+                                                             dtypeInfo(dtype).blockBytes);
+                                   for (size_t i = 0; i < values.size(); ++i)
+                                       values[i] = 0.25f * float(i);
                                    encodeRow(dtype, values, out.data());
                                }});
         }
@@ -42,7 +46,8 @@ private slots:
             QCOMPARE(tensor.shape, (std::vector<int64_t>{4, int64_t(t + 2)}));
             std::vector<float> values(tensor.elementCount());
             decodeRow(tensor.dtype, tensor.data, values);
-            for (size_t i = 0; i < values.size(); ++i) QCOMPARE(values[i], 0.25f * float(i));
+            for (size_t i = 0; i < values.size(); ++i)
+                QCOMPARE(values[i], 0.25f * float(i));
         }
     }
 };

@@ -18,7 +18,7 @@ using namespace inferlens;
 
 class TestTokenizerFiles : public QObject {
     Q_OBJECT
-private slots:
+  private slots:
     void syntheticVocabularyLoadsAndEncodes() {
         const auto entries = syntheticVocabulary(400);
         QCOMPARE(entries.size(), size_t(400));
@@ -39,7 +39,8 @@ private slots:
         // Characters without a piece fall back to their UTF-8 bytes, and decode back exactly.
         const std::vector<int> ids = processor->EncodeAsIds("你好");
         QCOMPARE(ids.size(), size_t(1 + 6));  // "▁" then 2 × 3 bytes
-        for (size_t i = 1; i < ids.size(); ++i) QVERIFY(processor->IsByte(ids[i]));
+        for (size_t i = 1; i < ids.size(); ++i)
+            QVERIFY(processor->IsByte(ids[i]));
         QCOMPARE(QString::fromStdString(processor->DecodeIds(ids)), QString("你好"));
     }
 
@@ -56,7 +57,8 @@ private slots:
         options.vocab = 330;
         for (const ModelFormat format : {ModelFormat::Gguf, ModelFormat::HuggingFace}) {
             options.format = format;
-            const auto path = test::writeSynthetic(dir, format == ModelFormat::Gguf ? "g.gguf" : "g", options);
+            const auto path =
+                test::writeSynthetic(dir, format == ModelFormat::Gguf ? "g.gguf" : "g", options);
             const ModelFiles files = openModelFiles(path);
             QCOMPARE(files.pieceCount, int64_t(330 - 9));
             QCOMPARE(files.tokenizer->GetPieceSize(), format == ModelFormat::Gguf ? 330 : 321);
@@ -84,12 +86,24 @@ private slots:
         QFETCH(QString, reason);
         auto entries = syntheticVocabulary(300);
         switch (mutation) {
-            case 0: entries[280].piece.clear(); break;
-            case 1: entries[281].piece = entries[280].piece; break;
-            case 2: entries[280].type = PieceType::Unknown; break;
-            case 3: entries[3 + 0x7f].type = PieceType::Normal; break;
-            case 4: entries[280].type = static_cast<PieceType>(9); break;
-            case 5: entries[280].type = PieceType::Byte; break;
+            case 0:
+                entries[280].piece.clear();
+                break;
+            case 1:
+                entries[281].piece = entries[280].piece;
+                break;
+            case 2:
+                entries[280].type = PieceType::Unknown;
+                break;
+            case 3:
+                entries[3 + 0x7f].type = PieceType::Normal;
+                break;
+            case 4:
+                entries[280].type = static_cast<PieceType>(9);
+                break;
+            case 5:
+                entries[280].type = PieceType::Byte;
+                break;
         }
         try {
             serializeModelProto(entries, {}, "vocab.test");

@@ -16,17 +16,21 @@ int64_t parseInteger(const std::string& name, const std::string& text) {
 
 }  // namespace
 
-Arguments::Arguments(const std::vector<std::string>& words, const std::set<std::string>& valueOptions,
+Arguments::Arguments(const std::vector<std::string>& words,
+                     const std::set<std::string>& valueOptions,
                      const std::set<std::string>& flags) {
     for (size_t i = 0; i < words.size(); ++i) {
         const std::string& word = words[i];
-        if (word.rfind("--", 0) != 0) throw UsageError("unexpected argument '" + word + "'");
+        if (word.rfind("--", 0) != 0)
+            throw UsageError("unexpected argument '" + word + "'");
         const std::string name = word.substr(2);
         if (flags.count(name)) {
             flags_.insert(name);
         } else if (valueOptions.count(name)) {
-            if (i + 1 >= words.size()) throw UsageError(word + " needs a value");
-            if (!values_.emplace(name, words[++i]).second) throw UsageError(word + " is given twice");
+            if (i + 1 >= words.size())
+                throw UsageError(word + " needs a value");
+            if (!values_.emplace(name, words[++i]).second)
+                throw UsageError(word + " is given twice");
         } else {
             throw UsageError("unknown option " + word);
         }
@@ -35,13 +39,15 @@ Arguments::Arguments(const std::vector<std::string>& words, const std::set<std::
 
 std::optional<std::string> Arguments::value(const std::string& name) const {
     const auto found = values_.find(name);
-    if (found == values_.end()) return std::nullopt;
+    if (found == values_.end())
+        return std::nullopt;
     return found->second;
 }
 
 std::string Arguments::required(const std::string& name) const {
     const auto found = value(name);
-    if (!found) throw UsageError("--" + name + " is required");
+    if (!found)
+        throw UsageError("--" + name + " is required");
     return *found;
 }
 
@@ -52,11 +58,13 @@ int64_t Arguments::integer(const std::string& name, int64_t fallback) const {
 
 double Arguments::number(const std::string& name, double fallback) const {
     const auto text = value(name);
-    if (!text) return fallback;
+    if (!text)
+        return fallback;
     try {
         size_t used = 0;
         const double result = std::stod(*text, &used);
-        if (used == text->size()) return result;
+        if (used == text->size())
+            return result;
     } catch (const std::exception&) {
     }
     throw UsageError("--" + name + ": '" + *text + "' is not a number");
@@ -64,17 +72,22 @@ double Arguments::number(const std::string& name, double fallback) const {
 
 std::optional<DType> Arguments::dtype(const std::string& name) const {
     const auto text = value(name);
-    if (!text) return std::nullopt;
+    if (!text)
+        return std::nullopt;
     const auto parsed = dtypeFromName(*text);
-    if (!parsed) throw UsageError("--" + name + ": '" + *text + "' is not one of f32, f16, bf16");
+    if (!parsed)
+        throw UsageError("--" + name + ": '" + *text + "' is not one of f32, f16, bf16");
     return parsed;
 }
 
 std::optional<ModelFormat> Arguments::format(const std::string& name) const {
     const auto text = value(name);
-    if (!text) return std::nullopt;
-    if (*text == "gguf") return ModelFormat::Gguf;
-    if (*text == "hf") return ModelFormat::HuggingFace;
+    if (!text)
+        return std::nullopt;
+    if (*text == "gguf")
+        return ModelFormat::Gguf;
+    if (*text == "hf")
+        return ModelFormat::HuggingFace;
     throw UsageError("--" + name + ": '" + *text + "' is not one of gguf, hf");
 }
 
@@ -85,7 +98,8 @@ std::vector<int32_t> Arguments::integerList(const std::string& name) const {
     while (start <= text.size()) {
         const size_t comma = std::min(text.find(',', start), text.size());
         const int64_t item = parseInteger(name, text.substr(start, comma - start));
-        if (item < std::numeric_limits<int32_t>::min() || item > std::numeric_limits<int32_t>::max())
+        if (item < std::numeric_limits<int32_t>::min() ||
+            item > std::numeric_limits<int32_t>::max())
             throw UsageError("--" + name + ": " + std::to_string(item) + " is out of range");
         list.push_back(int32_t(item));
         start = comma + 1;

@@ -17,12 +17,12 @@ namespace inferlens::cli {
 
 // Wrong use of the command line (exit code 2), as opposed to a failure of the work (exit code 1).
 class UsageError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
 class Arguments {
-public:
+  public:
     Arguments(const std::vector<std::string>& words, const std::set<std::string>& valueOptions,
               const std::set<std::string>& flags);
 
@@ -33,10 +33,10 @@ public:
     double number(const std::string& name, double fallback) const;
     std::vector<int32_t> integerList(const std::string& name) const;  // "1,2,3"
 
-    std::optional<DType> dtype(const std::string& name) const;      // f32 | f16 | bf16
+    std::optional<DType> dtype(const std::string& name) const;         // f32 | f16 | bf16
     std::optional<ModelFormat> format(const std::string& name) const;  // gguf | hf
 
-private:
+  private:
     std::map<std::string, std::string> values_;
     std::set<std::string> flags_;
 };

@@ -10,7 +10,8 @@ int runConvert(const Words& words) {
     const Arguments args(words, {"model", "out", "format", "dtype"}, {});
     const std::string out = args.required("out");
     const auto format = args.format("format");
-    if (!format) throw UsageError("--format is required");
+    if (!format)
+        throw UsageError("--format is required");
     const ModelFiles source = openModelFiles(args.required("model"));
     convertModel(source, *format, args.dtype("dtype"), out);
     std::printf("wrote %s\n", out.c_str());

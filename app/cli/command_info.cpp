@@ -30,7 +30,8 @@ void printDevices() {
         std::printf(", cuda:%d (%s, %s, sm_%d%d)", device.index, device.name.c_str(),
                     humanBytes(device.totalMemoryBytes).c_str(), device.computeCapabilityMajor,
                     device.computeCapabilityMinor);
-    if (cuda.devices.empty()) std::printf(" (CUDA: %s)", cuda.message.c_str());
+    if (cuda.devices.empty())
+        std::printf(" (CUDA: %s)", cuda.message.c_str());
     std::printf("\n");
 }
 
@@ -43,8 +44,9 @@ int runInfo(const Words& words) {
     const ModelConfig& c = model.config();
 
     std::printf("model:        %s\n", files.path.c_str());
-    std::printf("format:       %s\n",
-                files.format == ModelFormat::Gguf ? "GGUF" : "Hugging Face directory (safetensors)");
+    std::printf("format:       %s\n", files.format == ModelFormat::Gguf
+                                          ? "GGUF"
+                                          : "Hugging Face directory (safetensors)");
     std::printf("architecture: %s\n", c.architecture.c_str());
     std::printf("layers:       %lld\n", (long long)c.layerCount);
     std::printf("hidden size:  %lld\n", (long long)c.hiddenSize);
@@ -72,7 +74,8 @@ int runInfo(const Words& words) {
     oneToken.commitToken();
     const KvCacheStats stats = oneToken.stats();
     std::printf("kv cache:     %s per token (f32); %s if every head had its own K/V\n",
-                humanBytes(stats.bytesUsed).c_str(), humanBytes(stats.bytesUsedFullMultiHead).c_str());
+                humanBytes(stats.bytesUsed).c_str(),
+                humanBytes(stats.bytesUsedFullMultiHead).c_str());
     printDevices();
 
     std::map<std::string, int> dtypeCounts;
@@ -83,9 +86,11 @@ int runInfo(const Words& words) {
                     shapeToString(tensor.shape).c_str());
     }
     std::printf("dtypes:      ");
-    for (const auto& [dtype, count] : dtypeCounts) std::printf(" %s × %d", dtype.c_str(), count);
+    for (const auto& [dtype, count] : dtypeCounts)
+        std::printf(" %s × %d", dtype.c_str(), count);
     std::printf("\n");
-    for (const auto& name : files.unusedTensors) std::printf("unused tensor: %s\n", name.c_str());
+    for (const auto& name : files.unusedTensors)
+        std::printf("unused tensor: %s\n", name.c_str());
     std::printf("valid: yes\n");
     return 0;
 }

@@ -51,7 +51,8 @@ int main(int argc, char** argv) {
     try {
         return command->second(Words(argv + 2, argv + argc));
     } catch (const UsageError& error) {
-        std::fprintf(stderr, "inferlens-cli %s: %s (see inferlens-cli --help)\n", argv[1], error.what());
+        std::fprintf(stderr, "inferlens-cli %s: %s (see inferlens-cli --help)\n", argv[1],
+                     error.what());
         return 2;
     } catch (const inferlens::Error& error) {
         std::fprintf(stderr, "error: %s\n", error.what());

@@ -8,8 +8,10 @@ namespace inferlens {
 namespace {
 
 int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
-    if (requested < 0) throw Error("context size must be positive, got " + std::to_string(requested));
-    if (requested == 0) return std::min<int64_t>(config.contextLength, 4096);
+    if (requested < 0)
+        throw Error("context size must be positive, got " + std::to_string(requested));
+    if (requested == 0)
+        return std::min<int64_t>(config.contextLength, 4096);
     if (requested > config.contextLength)
         throw Error("context size " + std::to_string(requested) + " exceeds the model's context " +
                     std::to_string(config.contextLength));
@@ -20,9 +22,12 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
 
 const char* finishReasonName(FinishReason reason) {
     switch (reason) {
-        case FinishReason::EndOfSequence: return "end of sequence";
-        case FinishReason::MaxTokens: return "max tokens";
-        case FinishReason::ContextFull: return "context full";
+        case FinishReason::EndOfSequence:
+            return "end of sequence";
+        case FinishReason::MaxTokens:
+            return "max tokens";
+        case FinishReason::ContextFull:
+            return "context full";
     }
     return "unknown";
 }
@@ -40,7 +45,8 @@ void Generator::runToken(int32_t token, int64_t position, std::span<float> logit
     for (int64_t layer = 0; layer < model_.config().layerCount; ++layer)
         model_.forwardLayer(layer, position, residual_, cache_, scratch_);
     cache_.commitToken();
-    if (!logits.empty()) model_.computeLogits(residual_, logits, scratch_);
+    if (!logits.empty())
+        model_.computeLogits(residual_, logits, scratch_);
 }
 
 void Generator::step(int32_t token, std::span<float> logits) {
@@ -62,7 +68,8 @@ void Generator::step(int32_t token, std::span<float> logits) {
 Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                                const TokenChooser& choose,
                                const std::unordered_set<int32_t>& stopTokens) {
-    if (prompt.empty()) throw Error("the prompt has no tokens");
+    if (prompt.empty())
+        throw Error("the prompt has no tokens");
     Generation result;
     std::vector<float> logits(model_.config().vocabSize);
     for (int32_t token : prompt) {

@@ -1,8 +1,8 @@
 #pragma once
-// The autoregressive double loop. The outer loop runs over tokens (the prompt, then each new token);
-// for every token the inner loop runs it through all layers, then the final norm and LM head give
-// the logits of the next token. With the KV cache on, each step runs only the new token; with it
-// off, each step recomputes the whole sequence from scratch — slower, same logits.
+// The autoregressive double loop. The outer loop runs over tokens (the prompt, then each new
+// token); for every token the inner loop runs it through all layers, then the final norm and LM
+// head give the logits of the next token. With the KV cache on, each step runs only the new token;
+// with it off, each step recomputes the whole sequence from scratch — slower, same logits.
 
 #include <cstdint>
 #include <functional>
@@ -32,7 +32,7 @@ struct Generation {
 using TokenChooser = std::function<int32_t(std::span<const float> logits)>;
 
 class Generator {
-public:
+  public:
     Generator(const Model& model, GeneratorOptions options = {});
 
     int64_t contextSize() const { return cache_.capacity(); }
@@ -40,16 +40,16 @@ public:
     bool contextFull() const { return tokenCount() >= contextSize(); }
     const KvCache& cache() const { return cache_; }
 
-    // Appends `token` at the next position and writes the logits of the token after it. Throws Error
-    // when the context is full (check contextFull() first).
+    // Appends `token` at the next position and writes the logits of the token after it. Throws
+    // Error when the context is full (check contextFull() first).
     void step(int32_t token, std::span<float> logits);
-    // The outer loop: feeds the prompt, then chooses and feeds new tokens until one of `stopTokens`,
-    // `maxNewTokens` new tokens, or a full context.
+    // The outer loop: feeds the prompt, then chooses and feeds new tokens until one of
+    // `stopTokens`, `maxNewTokens` new tokens, or a full context.
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                         const TokenChooser& choose, const std::unordered_set<int32_t>& stopTokens);
     void reset();
 
-private:
+  private:
     // The inner loop: one token through every layer, then (if logits is not empty) the LM head.
     void runToken(int32_t token, int64_t position, std::span<float> logits);
 

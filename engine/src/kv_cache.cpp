@@ -15,13 +15,15 @@ KvCache::KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int
       capacity_(capacity),
       keys_(layerCount),
       values_(layerCount) {
-    if (capacity < 1) throw Error("context size must be at least 1, got " + std::to_string(capacity));
+    if (capacity < 1)
+        throw Error("context size must be at least 1, got " + std::to_string(capacity));
 }
 
 void KvCache::ensureRoomForPending() {
     if (size_ >= capacity_)
         throw Error("the KV cache is full (" + std::to_string(capacity_) + " tokens)");
-    if (size_ < allocatedTokens_) return;
+    if (size_ < allocatedTokens_)
+        return;
     allocatedTokens_ = std::min(capacity_, allocatedTokens_ + kGrowthTokens);
     for (int64_t layer = 0; layer < layerCount_; ++layer) {
         keys_[layer].resize(allocatedTokens_ * rowWidth_);
@@ -48,11 +50,14 @@ std::span<const float> KvCache::values(int64_t layer) const {
 }
 
 void KvCache::commitToken() {
-    if (size_ >= capacity_) throw Error("the KV cache is full (" + std::to_string(capacity_) + " tokens)");
+    if (size_ >= capacity_)
+        throw Error("the KV cache is full (" + std::to_string(capacity_) + " tokens)");
     ++size_;
 }
 
-void KvCache::clear() { size_ = 0; }
+void KvCache::clear() {
+    size_ = 0;
+}
 
 KvCacheStats KvCache::stats() const {
     KvCacheStats stats;

@@ -1,9 +1,9 @@
 #pragma once
 // The KV cache: for every layer, the rotated keys and the values of every token processed so far,
-// [tokens, kv_heads × head_dim] in f32. Storage grows in blocks of tokens up to a fixed capacity (the
-// context size), so "allocated" and "used" differ and both are reported. A token's K/V rows are
-// written layer by layer while the token runs, and the token counts as held once commitToken() is
-// called after its last layer.
+// [tokens, kv_heads × head_dim] in f32. Storage grows in blocks of tokens up to a fixed capacity
+// (the context size), so "allocated" and "used" differ and both are reported. A token's K/V rows
+// are written layer by layer while the token runs, and the token counts as held once commitToken()
+// is called after its last layer.
 
 #include <cstdint>
 #include <span>
@@ -18,12 +18,13 @@ struct KvCacheStats {
     std::vector<int64_t> bytesAllocatedPerLayer;
     int64_t bytesUsed = 0;
     int64_t bytesAllocated = 0;
-    // What the same tokens would take if every query head had its own K/V head (no GQA/MQA sharing).
+    // What the same tokens would take if every query head had its own K/V head (no GQA/MQA
+    // sharing).
     int64_t bytesUsedFullMultiHead = 0;
 };
 
 class KvCache {
-public:
+  public:
     KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int64_t headDim,
             int64_t capacity);
 
@@ -43,7 +44,7 @@ public:
     void clear();  // forgets all tokens; keeps the allocation
     KvCacheStats stats() const;
 
-private:
+  private:
     static constexpr int64_t kGrowthTokens = 256;
     void ensureRoomForPending();
 

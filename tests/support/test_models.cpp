@@ -33,7 +33,8 @@ std::vector<float> engineLogits(const std::string& modelPath, const std::vector<
 
 template <typename Reference>
 static double relativeError(const std::vector<float>& a, const std::vector<Reference>& b) {
-    if (a.size() != b.size()) return INFINITY;
+    if (a.size() != b.size())
+        return INFINITY;
     double difference = 0, norm = 0;
     for (size_t i = 0; i < a.size(); ++i) {
         difference += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));

@@ -1,6 +1,6 @@
 #pragma once
-// What compute devices this build can use. The CPU is always there; CUDA devices are listed when the
-// CUDA backend was compiled in and a driver and GPU are present at run time.
+// What compute devices this build can use. The CPU is always there; CUDA devices are listed when
+// the CUDA backend was compiled in and a driver and GPU are present at run time.
 
 #include <cstdint>
 #include <string>

@@ -16,7 +16,8 @@ namespace {
 
 int64_t elementCount(const std::vector<int64_t>& shape) {
     int64_t count = 1;
-    for (int64_t dim : shape) count *= dim;
+    for (int64_t dim : shape)
+        count *= dim;
     return count;
 }
 
@@ -27,9 +28,9 @@ TensorSource encodeSource(const WeightSource& weight, std::string name, DType dt
         std::vector<float> values(size_t(elementCount(weight.shape)));
         weight.values(values);
         if (ropePermuteHeads > 0)
-            permuteRopeRows(values, weight.shape.size() == 2 ? weight.shape[1] : 1, ropePermuteHeads,
-                            config.headDim, config.ropeDims, RopePairing::Adjacent,
-                            RopePairing::RotateHalf);
+            permuteRopeRows(values, weight.shape.size() == 2 ? weight.shape[1] : 1,
+                            ropePermuteHeads, config.headDim, config.ropeDims,
+                            RopePairing::Adjacent, RopePairing::RotateHalf);
         encodeRow(dtype, values, out.data());
     };
     return source;
@@ -37,9 +38,12 @@ TensorSource encodeSource(const WeightSource& weight, std::string name, DType dt
 
 uint32_t ggufFileType(const std::vector<WeightSource>& weights) {
     for (const auto& weight : weights) {
-        if (weight.shape.size() != 2) continue;
-        if (weight.dtype == DType::F16) return 1;   // LLAMA_FTYPE_MOSTLY_F16
-        if (weight.dtype == DType::BF16) return 32;  // LLAMA_FTYPE_MOSTLY_BF16
+        if (weight.shape.size() != 2)
+            continue;
+        if (weight.dtype == DType::F16)
+            return 1;  // LLAMA_FTYPE_MOSTLY_F16
+        if (weight.dtype == DType::BF16)
+            return 32;  // LLAMA_FTYPE_MOSTLY_BF16
         return 0;
     }
     return 0;
@@ -64,8 +68,10 @@ void writeGguf(const ModelToWrite& model, const std::string& path) {
 
 std::string_view torchDtypeName(const std::vector<WeightSource>& weights) {
     for (const auto& weight : weights) {
-        if (weight.dtype == DType::F16) return "float16";
-        if (weight.dtype == DType::BF16) return "bfloat16";
+        if (weight.dtype == DType::F16)
+            return "float16";
+        if (weight.dtype == DType::BF16)
+            return "bfloat16";
     }
     return "float32";
 }
@@ -79,13 +85,17 @@ void writeTextFile(const std::string& path, const std::string& text) {
 void writeHuggingFace(const ModelToWrite& model, const std::string& path) {
     std::error_code error;
     fs::create_directories(path, error);
-    if (error) throwFileError(path, "cannot create directory: " + error.message());
+    if (error)
+        throwFileError(path, "cannot create directory: " + error.message());
     if (fs::exists(fs::path(path) / "model.safetensors.index.json"))
-        throwFileError(path, "holds a sharded model (model.safetensors.index.json); choose an empty directory");
+        throwFileError(
+            path,
+            "holds a sharded model (model.safetensors.index.json); choose an empty directory");
 
     std::map<std::string, const TensorSpec*> specByName;
     const auto specs = model.architecture->tensorSpecs(model.config);
-    for (const auto& spec : specs) specByName[spec.ggufName] = &spec;
+    for (const auto& spec : specs)
+        specByName[spec.ggufName] = &spec;
     std::vector<TensorSource> tensors;
     for (const auto& weight : model.weights) {
         const auto spec = specByName.find(weight.name);
@@ -95,8 +105,9 @@ void writeHuggingFace(const ModelToWrite& model, const std::string& path) {
         tensors.push_back(encodeSource(weight, spec->second->hfName, weight.dtype, model.config,
                                        spec->second->ropePermuteHeads));
     }
-    writeTextFile((fs::path(path) / "config.json").string(),
-                  model.architecture->hfConfig(model.config, torchDtypeName(model.weights)).dump(2) + "\n");
+    writeTextFile(
+        (fs::path(path) / "config.json").string(),
+        model.architecture->hfConfig(model.config, torchDtypeName(model.weights)).dump(2) + "\n");
     writeSafetensors((fs::path(path) / "model.safetensors").string(), tensors);
     if (model.vocabulary) {
         const std::vector<VocabEntry> pieces(model.vocabulary->entries.begin(),

@@ -18,7 +18,8 @@ namespace inferlens {
 struct WeightSource {
     std::string name;  // canonical (GGUF) name
     std::vector<int64_t> shape;
-    DType dtype = DType::F32;  // stored type (1-D tensors are always f32 in GGUF, as llama.cpp does)
+    DType dtype =
+        DType::F32;  // stored type (1-D tensors are always f32 in GGUF, as llama.cpp does)
     std::function<void(std::span<float>)> values;  // fills all elements, row-major
 };
 
@@ -27,7 +28,7 @@ struct ModelToWrite {
     ModelConfig config;  // ropePairing is ignored: sources are in adjacent-pair order
     std::vector<WeightSource> weights;
     std::optional<GgufVocabulary> vocabulary;  // every id, specials after the pieces included
-    int64_t pieceCount = 0;                     // sentencepiece pieces at the start of the vocabulary
+    int64_t pieceCount = 0;  // sentencepiece pieces at the start of the vocabulary
     std::string name;
 };
 

@@ -18,7 +18,8 @@ uint64_t splitMix64(uint64_t x) {
 
 uint64_t hashName(const std::string& name) {
     uint64_t hash = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : name) hash = (hash ^ c) * 1099511628211ull;
+    for (unsigned char c : name)
+        hash = (hash ^ c) * 1099511628211ull;
     return hash;
 }
 
@@ -37,9 +38,12 @@ std::function<void(std::span<float>)> randomValues(uint64_t seed, const std::str
 // Scales that keep activations O(1) through the layers and make attention far from uniform, so
 // that a wrong RoPE pairing or head grouping visibly changes the logits.
 std::pair<float, float> initialisation(const std::string& name, const std::vector<int64_t>& shape) {
-    if (name.ends_with("norm.weight")) return {1.0f, 0.2f};
-    if (name.ends_with(".bias")) return {0.0f, 0.5f};
-    if (name == "token_embd.weight") return {0.0f, 1.0f};
+    if (name.ends_with("norm.weight"))
+        return {1.0f, 0.2f};
+    if (name.ends_with(".bias"))
+        return {0.0f, 0.5f};
+    if (name == "token_embd.weight")
+        return {0.0f, 1.0f};
     const float fanIn = float(shape.back());
     const bool queryOrKey = name.find("attn_q") != std::string::npos ||
                             name.find("attn_k") != std::string::npos ||
@@ -73,7 +77,8 @@ void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path
     model.pieceCount = c.vocabSize - int64_t(specials.size());
     GgufVocabulary vocabulary;
     vocabulary.entries = syntheticVocabulary(model.pieceCount);
-    for (const auto& special : specials) vocabulary.entries.push_back({special, 0.0f, PieceType::Control});
+    for (const auto& special : specials)
+        vocabulary.entries.push_back({special, 0.0f, PieceType::Control});
     vocabulary.bosId = 1;
     vocabulary.eosId = 2;
     vocabulary.addBos = specials.empty();

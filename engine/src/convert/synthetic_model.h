@@ -1,7 +1,7 @@
 #pragma once
 // Random-weight models of any shape, for tests and benchmarks: deterministic for a seed, with a
-// valid sentencepiece tokenizer, written as GGUF or as a Hugging Face directory. The same seed gives
-// the same model in both formats.
+// valid sentencepiece tokenizer, written as GGUF or as a Hugging Face directory. The same seed
+// gives the same model in both formats.
 
 #include <cstdint>
 #include <string>

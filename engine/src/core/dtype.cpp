@@ -19,47 +19,57 @@ struct NamedGgmlType {
 
 // GGML types that exist in files in the wild but have no kernels here yet.
 constexpr std::array<NamedGgmlType, 20> kUnsupportedGgmlTypes{{
-    {2, "Q4_0"},   {3, "Q4_1"},    {6, "Q5_0"},    {7, "Q5_1"},    {8, "Q8_0"},
-    {9, "Q8_1"},   {10, "Q2_K"},   {11, "Q3_K"},   {12, "Q4_K"},   {13, "Q5_K"},
+    {2, "Q4_0"},   {3, "Q4_1"},    {6, "Q5_0"},     {7, "Q5_1"},    {8, "Q8_0"},
+    {9, "Q8_1"},   {10, "Q2_K"},   {11, "Q3_K"},    {12, "Q4_K"},   {13, "Q5_K"},
     {14, "Q6_K"},  {15, "Q8_K"},   {16, "IQ2_XXS"}, {17, "IQ2_XS"}, {18, "IQ3_XXS"},
-    {19, "IQ1_S"}, {20, "IQ4_NL"}, {24, "I8"},     {26, "I32"},    {28, "F64"},
+    {19, "IQ1_S"}, {20, "IQ4_NL"}, {24, "I8"},      {26, "I32"},    {28, "F64"},
 }};
 
 }  // namespace
 
-const DTypeInfo& dtypeInfo(DType dtype) { return kDTypes[static_cast<size_t>(dtype)]; }
+const DTypeInfo& dtypeInfo(DType dtype) {
+    return kDTypes[static_cast<size_t>(dtype)];
+}
 
-std::string_view dtypeName(DType dtype) { return dtypeInfo(dtype).name; }
+std::string_view dtypeName(DType dtype) {
+    return dtypeInfo(dtype).name;
+}
 
 std::optional<DType> dtypeFromName(std::string_view name) {
     for (const auto& info : kDTypes)
-        if (info.name == name) return info.dtype;
+        if (info.name == name)
+            return info.dtype;
     return std::nullopt;
 }
 
 std::optional<DType> dtypeFromGgmlType(uint32_t ggmlType) {
     for (const auto& info : kDTypes)
-        if (info.ggmlType == ggmlType) return info.dtype;
+        if (info.ggmlType == ggmlType)
+            return info.dtype;
     return std::nullopt;
 }
 
 std::optional<DType> dtypeFromSafetensorsName(std::string_view name) {
     for (const auto& info : kDTypes)
-        if (!info.safetensorsName.empty() && info.safetensorsName == name) return info.dtype;
+        if (!info.safetensorsName.empty() && info.safetensorsName == name)
+            return info.dtype;
     return std::nullopt;
 }
 
 std::string_view knownUnsupportedGgmlTypeName(uint32_t ggmlType) {
     for (const auto& type : kUnsupportedGgmlTypes)
-        if (type.number == ggmlType) return type.name;
+        if (type.number == ggmlType)
+            return type.name;
     return {};
 }
 
 std::optional<int64_t> byteSize(DType dtype, int64_t elements) {
     const auto& info = dtypeInfo(dtype);
-    if (elements < 0 || elements % info.blockElements != 0) return std::nullopt;
+    if (elements < 0 || elements % info.blockElements != 0)
+        return std::nullopt;
     const int64_t blocks = elements / info.blockElements;
-    if (blocks > std::numeric_limits<int64_t>::max() / info.blockBytes) return std::nullopt;
+    if (blocks > std::numeric_limits<int64_t>::max() / info.blockBytes)
+        return std::nullopt;
     return blocks * info.blockBytes;
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// Element types of weight tensors. Every type is described by a block: `blockElements` values stored
-// in `blockBytes` bytes (1 and sizeof(element) for plain floats; 32 and 34 for Q8_0). Sizes, row
-// strides and validation are computed from that one description, so adding a quantized type means
-// adding a table row and its kernels (backend/cpu), not changing the readers.
+// Element types of weight tensors. Every type is described by a block: `blockElements` values
+// stored in `blockBytes` bytes (1 and sizeof(element) for plain floats; 32 and 34 for Q8_0). Sizes,
+// row strides and validation are computed from that one description, so adding a quantized type
+// means adding a table row and its kernels (backend/cpu), not changing the readers.
 
 #include <cstdint>
 #include <optional>
@@ -14,8 +14,8 @@ enum class DType : uint8_t { F32, F16, BF16 };
 
 struct DTypeInfo {
     DType dtype;
-    std::string_view name;    // "f32", as users type it on the command line
-    uint32_t ggmlType;        // the number GGUF stores
+    std::string_view name;             // "f32", as users type it on the command line
+    uint32_t ggmlType;                 // the number GGUF stores
     std::string_view safetensorsName;  // "F32"; empty when safetensors has no such type
     int64_t blockElements;
     int64_t blockBytes;

@@ -25,8 +25,12 @@ inline uint16_t loadU16(const std::byte* row, int64_t i) {
     return value;
 }
 
-inline float loadF16(const std::byte* row, int64_t i) { return halfToFloat(loadU16(row, i)); }
-inline float loadBf16(const std::byte* row, int64_t i) { return bf16ToFloat(loadU16(row, i)); }
+inline float loadF16(const std::byte* row, int64_t i) {
+    return halfToFloat(loadU16(row, i));
+}
+inline float loadBf16(const std::byte* row, int64_t i) {
+    return bf16ToFloat(loadU16(row, i));
+}
 
 // out.size() values of a row stored as `dtype`, as f32.
 void decodeRow(DType dtype, const std::byte* row, std::span<float> out);

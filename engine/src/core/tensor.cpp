@@ -6,11 +6,14 @@ namespace inferlens {
 
 int64_t TensorView::elementCount() const {
     int64_t count = 1;
-    for (int64_t dim : shape) count *= dim;
+    for (int64_t dim : shape)
+        count *= dim;
     return count;
 }
 
-int64_t TensorView::rowBytes() const { return *byteSize(dtype, columns()); }
+int64_t TensorView::rowBytes() const {
+    return *byteSize(dtype, columns());
+}
 
 TensorView TensorView::slice(int64_t begin, int64_t count) const {
     if (shape.size() > 2 || begin < 0 || count < 0 || begin + count > shape.front())
@@ -26,7 +29,8 @@ TensorView TensorView::slice(int64_t begin, int64_t count) const {
 
 std::string shapeToString(const std::vector<int64_t>& shape) {
     std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    for (size_t i = 0; i < shape.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(shape[i]);
     return text + "]";
 }
 

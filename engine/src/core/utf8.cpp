@@ -25,10 +25,12 @@ bool isValidUtf8(std::string_view text) {
         } else {
             return false;
         }
-        if (i + length > text.size()) return false;
+        if (i + length > text.size())
+            return false;
         for (size_t k = 1; k < length; ++k) {
             const auto next = static_cast<uint8_t>(text[i + k]);
-            if ((next & 0xc0) != 0x80) return false;
+            if ((next & 0xc0) != 0x80)
+                return false;
             codePoint = (codePoint << 6) | (next & 0x3f);
         }
         static constexpr uint32_t kSmallestForLength[5] = {0, 0, 0x80, 0x800, 0x10000};

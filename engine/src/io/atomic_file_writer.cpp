@@ -29,7 +29,9 @@ void AtomicFileWriter::write(const void* data, size_t size) {
     position_ += size;
 }
 
-void AtomicFileWriter::write(std::span<const std::byte> bytes) { write(bytes.data(), bytes.size()); }
+void AtomicFileWriter::write(std::span<const std::byte> bytes) {
+    write(bytes.data(), bytes.size());
+}
 
 void AtomicFileWriter::writeZeros(size_t count) {
     const std::vector<std::byte> zeros(count);

@@ -10,7 +10,7 @@
 namespace inferlens {
 
 class AtomicFileWriter {
-public:
+  public:
     explicit AtomicFileWriter(std::string path);  // throws Error when the file cannot be created
     ~AtomicFileWriter();                          // removes the temporary file unless committed
     AtomicFileWriter(const AtomicFileWriter&) = delete;
@@ -22,7 +22,7 @@ public:
     uint64_t position() const { return position_; }
     void commit();  // flushes, closes and renames into place
 
-private:
+  private:
     std::string path_;
     std::string temporaryPath_;
     std::FILE* file_ = nullptr;

@@ -15,7 +15,7 @@
 namespace inferlens {
 
 class ByteReader {
-public:
+  public:
     ByteReader(std::span<const std::byte> bytes, std::string file)
         : bytes_(bytes), file_(std::move(file)) {}
 
@@ -42,11 +42,12 @@ public:
     void require(uint64_t count, std::string_view what) const {
         if (count > remaining())
             throwFileError(file_, "truncated: " + std::string(what) + " at offset " +
-                                      std::to_string(position_) + " needs " + std::to_string(count) +
-                                      " bytes, " + std::to_string(remaining()) + " remain");
+                                      std::to_string(position_) + " needs " +
+                                      std::to_string(count) + " bytes, " +
+                                      std::to_string(remaining()) + " remain");
     }
 
-private:
+  private:
     std::span<const std::byte> bytes_;
     std::string file_;
     size_t position_ = 0;

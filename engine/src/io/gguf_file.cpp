@@ -60,7 +60,8 @@ GgufArray readArray(ByteReader& reader, const std::string& key, int depth) {
             array.strings.push_back(readString(reader, "string in array '" + key + "'"));
     } else {
         array.arrays.reserve(count);
-        for (uint64_t i = 0; i < count; ++i) array.arrays.push_back(readArray(reader, key, depth + 1));
+        for (uint64_t i = 0; i < count; ++i)
+            array.arrays.push_back(readArray(reader, key, depth + 1));
     }
     return array;
 }
@@ -68,13 +69,20 @@ GgufArray readArray(ByteReader& reader, const std::string& key, int depth) {
 GgufValue readValue(ByteReader& reader, GgufType type, const std::string& key, int depth) {
     const std::string what = "value of '" + key + "'";
     switch (type) {
-        case GgufType::U8: return {reader.read<uint8_t>(what)};
-        case GgufType::I8: return {reader.read<int8_t>(what)};
-        case GgufType::U16: return {reader.read<uint16_t>(what)};
-        case GgufType::I16: return {reader.read<int16_t>(what)};
-        case GgufType::U32: return {reader.read<uint32_t>(what)};
-        case GgufType::I32: return {reader.read<int32_t>(what)};
-        case GgufType::F32: return {reader.read<float>(what)};
+        case GgufType::U8:
+            return {reader.read<uint8_t>(what)};
+        case GgufType::I8:
+            return {reader.read<int8_t>(what)};
+        case GgufType::U16:
+            return {reader.read<uint16_t>(what)};
+        case GgufType::I16:
+            return {reader.read<int16_t>(what)};
+        case GgufType::U32:
+            return {reader.read<uint32_t>(what)};
+        case GgufType::I32:
+            return {reader.read<int32_t>(what)};
+        case GgufType::F32:
+            return {reader.read<float>(what)};
         case GgufType::Bool: {
             const auto byte = reader.read<uint8_t>(what);
             if (byte > 1)
@@ -82,11 +90,16 @@ GgufValue readValue(ByteReader& reader, GgufType type, const std::string& key, i
                                                   std::to_string(byte) + " is neither 0 nor 1");
             return {byte == 1};
         }
-        case GgufType::String: return {readString(reader, what)};
-        case GgufType::Array: return {readArray(reader, key, depth + 1)};
-        case GgufType::U64: return {reader.read<uint64_t>(what)};
-        case GgufType::I64: return {reader.read<int64_t>(what)};
-        case GgufType::F64: return {reader.read<double>(what)};
+        case GgufType::String:
+            return {readString(reader, what)};
+        case GgufType::Array:
+            return {readArray(reader, key, depth + 1)};
+        case GgufType::U64:
+            return {reader.read<uint64_t>(what)};
+        case GgufType::I64:
+            return {reader.read<int64_t>(what)};
+        case GgufType::F64:
+            return {reader.read<double>(what)};
     }
     throwFileError(reader.file(), "unknown metadata value type for '" + key + "'");
 }
@@ -125,8 +138,8 @@ void GgufFile::readMetadata(ByteReader& reader, uint64_t count) {
     for (uint64_t i = 0; i < count; ++i) {
         std::string key = readString(reader, "metadata key");
         if (key.empty() || !isValidUtf8(key))
-            throwFileError(path(), "metadata key #" + std::to_string(i) +
-                                       " is empty or not valid UTF-8");
+            throwFileError(path(),
+                           "metadata key #" + std::to_string(i) + " is empty or not valid UTF-8");
         if (!seen.insert(key).second)
             throwFileError(path(), "metadata key '" + key + "' appears twice");
         const GgufType type = readType(reader, "type of '" + key + "'");
@@ -150,14 +163,15 @@ void GgufFile::readTensorInfos(ByteReader& reader, uint64_t count) {
         TensorView tensor;
         tensor.name = readString(reader, "tensor name");
         if (tensor.name.empty() || !isValidUtf8(tensor.name))
-            throwFileError(path(), "tensor #" + std::to_string(i) + " has an empty or non-UTF-8 name");
+            throwFileError(path(),
+                           "tensor #" + std::to_string(i) + " has an empty or non-UTF-8 name");
         if (!seen.insert(tensor.name).second)
             throwFileError(path(), "tensor '" + tensor.name + "' appears twice");
         const std::string where = "tensor '" + tensor.name + "'";
         const auto dims = reader.read<uint32_t>("dimension count of " + where);
         if (dims == 0 || dims > kMaxDims)
-            throwFileError(path(), where + " has " + std::to_string(dims) +
-                                       " dimensions (1 to 4 allowed)");
+            throwFileError(path(),
+                           where + " has " + std::to_string(dims) + " dimensions (1 to 4 allowed)");
         std::vector<int64_t> ne(dims);
         int64_t elements = 1;
         for (auto& extent : ne) {
@@ -207,15 +221,14 @@ void GgufFile::checkTensorRanges(size_t dataStart) {
         const uint64_t offset = tensorOffsets_[index];
         const auto size = static_cast<uint64_t>(tensor.byteCount);
         if (offset > dataSize || size > dataSize - offset)
-            throwFileError(path(), "tensor '" + tensor.name + "' (bytes " +
-                                       std::to_string(offset) + " to " +
-                                       std::to_string(offset + size) +
+            throwFileError(path(), "tensor '" + tensor.name + "' (bytes " + std::to_string(offset) +
+                                       " to " + std::to_string(offset + size) +
                                        " of the data section) lies outside the file; the data "
-                                       "section holds " + std::to_string(dataSize) +
-                                       " bytes (truncated file?)");
+                                       "section holds " +
+                                       std::to_string(dataSize) + " bytes (truncated file?)");
         if (previous != nullptr && offset < previousEnd)
-            throwFileError(path(), "tensors '" + previous->name + "' and '" + tensor.name +
-                                       "' overlap");
+            throwFileError(path(),
+                           "tensors '" + previous->name + "' and '" + tensor.name + "' overlap");
         tensor.data = file_->bytes().data() + dataStart + offset;
         previousEnd = offset + size;
         previous = &tensor;
@@ -224,13 +237,15 @@ void GgufFile::checkTensorRanges(size_t dataStart) {
 
 const GgufValue* GgufFile::find(std::string_view key) const {
     for (const auto& entry : metadata_)
-        if (entry.key == key) return &entry.value;
+        if (entry.key == key)
+            return &entry.value;
     return nullptr;
 }
 
 std::optional<int64_t> GgufFile::optionalInteger(std::string_view key) const {
     const GgufValue* value = find(key);
-    if (value == nullptr) return std::nullopt;
+    if (value == nullptr)
+        return std::nullopt;
     const auto integer = value->asInteger();
     if (!integer)
         throwFileError(path(), "metadata '" + std::string(key) + "' has type " +
@@ -241,27 +256,32 @@ std::optional<int64_t> GgufFile::optionalInteger(std::string_view key) const {
 
 int64_t GgufFile::requireInteger(std::string_view key) const {
     const auto value = optionalInteger(key);
-    if (!value) throwFileError(path(), "required metadata '" + std::string(key) + "' is missing");
+    if (!value)
+        throwFileError(path(), "required metadata '" + std::string(key) + "' is missing");
     return *value;
 }
 
 std::optional<double> GgufFile::optionalNumber(std::string_view key) const {
     const GgufValue* value = find(key);
-    if (value == nullptr) return std::nullopt;
+    if (value == nullptr)
+        return std::nullopt;
     const auto number = value->asNumber();
     if (!number)
         throwFileError(path(), "metadata '" + std::string(key) + "' has type " +
-                                   std::string(ggufTypeName(value->type())) + ", expected a number");
+                                   std::string(ggufTypeName(value->type())) +
+                                   ", expected a number");
     return number;
 }
 
 std::string GgufFile::requireString(std::string_view key) const {
     const GgufValue* value = find(key);
-    if (value == nullptr) throwFileError(path(), "required metadata '" + std::string(key) + "' is missing");
+    if (value == nullptr)
+        throwFileError(path(), "required metadata '" + std::string(key) + "' is missing");
     const auto* text = value->asString();
     if (text == nullptr)
         throwFileError(path(), "metadata '" + std::string(key) + "' has type " +
-                                   std::string(ggufTypeName(value->type())) + ", expected a string");
+                                   std::string(ggufTypeName(value->type())) +
+                                   ", expected a string");
     return *text;
 }
 

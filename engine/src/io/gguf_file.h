@@ -1,7 +1,8 @@
 #pragma once
-// Reading a GGUF file (versions 2 and 3): metadata, tensor directory, and zero-copy tensor views into
-// the memory-mapped data section. The constructor validates everything it reads: sizes against the
-// file, tensor types, shapes, alignment, byte ranges and overlaps. A GgufFile that exists is sound.
+// Reading a GGUF file (versions 2 and 3): metadata, tensor directory, and zero-copy tensor views
+// into the memory-mapped data section. The constructor validates everything it reads: sizes against
+// the file, tensor types, shapes, alignment, byte ranges and overlaps. A GgufFile that exists is
+// sound.
 
 #include <memory>
 #include <string>
@@ -17,7 +18,7 @@ namespace inferlens {
 class ByteReader;
 
 class GgufFile {
-public:
+  public:
     explicit GgufFile(const std::string& path);  // throws Error naming the path and the problem
 
     const std::string& path() const { return file_->path(); }
@@ -34,7 +35,7 @@ public:
     std::optional<double> optionalNumber(std::string_view key) const;
     std::string requireString(std::string_view key) const;
 
-private:
+  private:
     void readMetadata(ByteReader& reader, uint64_t count);
     void readTensorInfos(ByteReader& reader, uint64_t count);
     void checkTensorRanges(size_t dataStart);

@@ -23,9 +23,11 @@ void putArray(AtomicFileWriter& out, const GgufArray& array) {
     put<uint32_t>(out, static_cast<uint32_t>(array.elementType));
     put<uint64_t>(out, array.size());
     if (array.elementType == GgufType::String) {
-        for (const auto& text : array.strings) putString(out, text);
+        for (const auto& text : array.strings)
+            putString(out, text);
     } else if (array.elementType == GgufType::Array) {
-        for (const auto& inner : array.arrays) putArray(out, inner);
+        for (const auto& inner : array.arrays)
+            putArray(out, inner);
     } else {
         out.write(array.scalarBytes.data(), array.scalarBytes.size());
     }
@@ -63,12 +65,15 @@ void GgufWriter::set(std::string key, GgufValue value) {
     metadata_.push_back({std::move(key), std::move(value)});
 }
 
-void GgufWriter::addTensor(TensorSource tensor) { tensors_.push_back(std::move(tensor)); }
+void GgufWriter::addTensor(TensorSource tensor) {
+    tensors_.push_back(std::move(tensor));
+}
 
 void GgufWriter::write(const std::string& path) const {
     uint32_t alignment = 32;
     for (const auto& entry : metadata_)
-        if (entry.key == "general.alignment") alignment = std::get<uint32_t>(entry.value.value);
+        if (entry.key == "general.alignment")
+            alignment = std::get<uint32_t>(entry.value.value);
 
     AtomicFileWriter out(path);
     out.write("GGUF", 4);

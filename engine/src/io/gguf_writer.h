@@ -11,12 +11,12 @@
 namespace inferlens {
 
 class GgufWriter {
-public:
+  public:
     void set(std::string key, GgufValue value);  // replaces an existing key in place
     void addTensor(TensorSource tensor);
     void write(const std::string& path) const;
 
-private:
+  private:
     std::vector<GgufKeyValue> metadata_;
     std::vector<TensorSource> tensors_;
 };

@@ -14,7 +14,8 @@ constexpr size_t kMaxJsonBytes = size_t(256) << 20;
 
 nlohmann::json readJsonFile(const std::string& path) {
     const MappedFile file(path);
-    if (file.size() > kMaxJsonBytes) throwFileError(path, "JSON file larger than 256 MiB");
+    if (file.size() > kMaxJsonBytes)
+        throwFileError(path, "JSON file larger than 256 MiB");
     const auto bytes = file.bytes();
     return parseJsonObject({reinterpret_cast<const char*>(bytes.data()), bytes.size()}, path);
 }
@@ -35,15 +36,18 @@ nlohmann::json parseJsonObject(std::string_view text, const std::string& file) {
     } catch (const nlohmann::json::exception& error) {
         throwFileError(file, std::string("invalid JSON: ") + error.what());
     }
-    if (!document.is_object()) throwFileError(file, "invalid JSON: expected an object at the top");
-    if (!duplicate.empty()) throwFileError(file, "invalid JSON: key '" + duplicate + "' appears twice");
+    if (!document.is_object())
+        throwFileError(file, "invalid JSON: expected an object at the top");
+    if (!duplicate.empty())
+        throwFileError(file, "invalid JSON: key '" + duplicate + "' appears twice");
     return document;
 }
 
 std::optional<int64_t> optionalJsonInteger(const nlohmann::json& object, const std::string& key,
                                            const std::string& file) {
     const auto field = object.find(key);
-    if (field == object.end() || field->is_null()) return std::nullopt;
+    if (field == object.end() || field->is_null())
+        return std::nullopt;
     if (!field->is_number_integer())
         throwFileError(file, "'" + key + "' must be an integer, found " + field->dump());
     if (field->is_number_unsigned() && field->get<uint64_t>() > uint64_t(INT64_MAX))
@@ -54,23 +58,28 @@ std::optional<int64_t> optionalJsonInteger(const nlohmann::json& object, const s
 int64_t requireJsonInteger(const nlohmann::json& object, const std::string& key,
                            const std::string& file) {
     const auto value = optionalJsonInteger(object, key, file);
-    if (!value) throwFileError(file, "required field '" + key + "' is missing");
+    if (!value)
+        throwFileError(file, "required field '" + key + "' is missing");
     return *value;
 }
 
 std::optional<double> optionalJsonNumber(const nlohmann::json& object, const std::string& key,
                                          const std::string& file) {
     const auto field = object.find(key);
-    if (field == object.end() || field->is_null()) return std::nullopt;
-    if (!field->is_number()) throwFileError(file, "'" + key + "' must be a number, found " + field->dump());
+    if (field == object.end() || field->is_null())
+        return std::nullopt;
+    if (!field->is_number())
+        throwFileError(file, "'" + key + "' must be a number, found " + field->dump());
     return field->get<double>();
 }
 
 std::optional<bool> optionalJsonBool(const nlohmann::json& object, const std::string& key,
                                      const std::string& file) {
     const auto field = object.find(key);
-    if (field == object.end() || field->is_null()) return std::nullopt;
-    if (!field->is_boolean()) throwFileError(file, "'" + key + "' must be true or false, found " + field->dump());
+    if (field == object.end() || field->is_null())
+        return std::nullopt;
+    if (!field->is_boolean())
+        throwFileError(file, "'" + key + "' must be true or false, found " + field->dump());
     return field->get<bool>();
 }
 

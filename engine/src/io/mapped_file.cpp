@@ -14,7 +14,8 @@ namespace inferlens {
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throwFileError(path, std::string("cannot open: ") + std::strerror(errno));
+    if (fd < 0)
+        throwFileError(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat info {};
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
@@ -34,7 +35,8 @@ MappedFile::MappedFile(const std::string& path) : path_(path) {
 }
 
 MappedFile::~MappedFile() {
-    if (data_ != nullptr) ::munmap(const_cast<std::byte*>(data_), size_);
+    if (data_ != nullptr)
+        ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
 }  // namespace inferlens

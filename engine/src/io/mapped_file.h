@@ -10,7 +10,7 @@
 namespace inferlens {
 
 class MappedFile {
-public:
+  public:
     explicit MappedFile(const std::string& path);  // throws Error naming the path
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
@@ -20,7 +20,7 @@ public:
     std::span<const std::byte> bytes() const { return {data_, size_}; }
     size_t size() const { return size_; }
 
-private:
+  private:
     std::string path_;
     const std::byte* data_ = nullptr;
     size_t size_ = 0;

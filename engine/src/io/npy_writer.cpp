@@ -14,7 +14,8 @@ void writeNpyFloat32(const std::string& path, const std::vector<int64_t>& shape,
         shapeText += (i ? ", " : "") + std::to_string(shape[i]);
     }
     shapeText += shape.size() == 1 ? ",)" : ")";  // Python's tuple syntax: (2,) but (2, 3)
-    if (count != int64_t(values.size())) throw Error(path + ": value count does not match the shape");
+    if (count != int64_t(values.size()))
+        throw Error(path + ": value count does not match the shape");
     std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shapeText + ", }";
     // Magic (6) + version (2) + header length (2) + header, padded with spaces to 64 bytes, + '\n'.
     const size_t unpadded = 10 + header.size() + 1;

@@ -58,9 +58,11 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
     std::vector<ByteRange> ranges;
     tensors_.reserve(header.size());
     for (const auto& [name, entry] : header.items()) {
-        if (name == "__metadata__") continue;
+        if (name == "__metadata__")
+            continue;
         const std::string where = "tensor '" + name + "'";
-        if (!entry.is_object()) throwFileError(path, where + ": entry is not an object");
+        if (!entry.is_object())
+            throwFileError(path, where + ": entry is not an object");
         const auto dtypeField = entry.find("dtype");
         if (dtypeField == entry.end() || !dtypeField->is_string())
             throwFileError(path, where + ": missing 'dtype'");
@@ -93,7 +95,8 @@ SafetensorsFile::SafetensorsFile(const std::string& path)
         tensors_.push_back(std::move(tensor));
         ranges.push_back({begin, end, nullptr});
     }
-    for (size_t i = 0; i < ranges.size(); ++i) ranges[i].tensor = &tensors_[i];
+    for (size_t i = 0; i < ranges.size(); ++i)
+        ranges[i].tensor = &tensors_[i];
     std::sort(ranges.begin(), ranges.end(),
               [](const ByteRange& a, const ByteRange& b) { return a.begin < b.begin; });
     for (size_t i = 1; i < ranges.size(); ++i)

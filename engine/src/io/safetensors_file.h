@@ -14,13 +14,13 @@
 namespace inferlens {
 
 class SafetensorsFile {
-public:
+  public:
     explicit SafetensorsFile(const std::string& path);
 
     const std::string& path() const { return file_->path(); }
     const std::vector<TensorView>& tensors() const { return tensors_; }
 
-private:
+  private:
     std::shared_ptr<MappedFile> file_;
     std::vector<TensorView> tensors_;
 };

@@ -7,7 +7,8 @@ namespace inferlens {
 
 const Architecture& architectureByName(std::string_view name, const std::string& file) {
     for (const Architecture* arch : {&glmArchitecture(), &llamaArchitecture()})
-        if (arch->name() == name) return *arch;
+        if (arch->name() == name)
+            return *arch;
     throwFileError(file, "architecture '" + std::string(name) +
                              "' is not supported (supported: chatglm, llama)");
 }
@@ -17,7 +18,8 @@ const Architecture& architectureForHfConfig(const nlohmann::json& config, const 
     if (type == config.end() || !type->is_string())
         throwFileError(file, "'model_type' is missing; cannot tell the architecture");
     for (const Architecture* arch : {&glmArchitecture(), &llamaArchitecture()})
-        if (arch->hfModelType() == type->get<std::string>()) return *arch;
+        if (arch->hfModelType() == type->get<std::string>())
+            return *arch;
     throwFileError(file, "model_type '" + type->get<std::string>() +
                              "' is not supported (supported: chatglm, llama)");
 }
@@ -34,18 +36,20 @@ ModelConfig readGgufHyperParameters(const GgufFile& file, std::string_view arch,
         file.optionalInteger(prefix + "attention.head_count_kv").value_or(config.headCount);
     config.ffnSize = file.requireInteger(prefix + "feed_forward_length");
     config.contextLength = file.requireInteger(prefix + "context_length");
-    if (config.headCount <= 0) throwFileError(file.path(), "attention.head_count must be positive");
+    if (config.headCount <= 0)
+        throwFileError(file.path(), "attention.head_count must be positive");
     config.headDim = file.optionalInteger(prefix + "attention.key_length")
                          .value_or(config.hiddenSize / config.headCount);
     const auto valueLength = file.optionalInteger(prefix + "attention.value_length");
     if (valueLength && *valueLength != config.headDim)
         throwFileError(file.path(), "attention.key_length and value_length differ");
-    config.ropeDims =
-        file.optionalInteger(prefix + "rope.dimension_count").value_or(defaultRopeDims(config.headDim));
+    config.ropeDims = file.optionalInteger(prefix + "rope.dimension_count")
+                          .value_or(defaultRopeDims(config.headDim));
     config.ropeBase = file.optionalNumber(prefix + "rope.freq_base").value_or(10000.0);
     const auto eps = file.optionalNumber(prefix + "attention.layer_norm_rms_epsilon");
-    if (!eps) throwFileError(file.path(), "required metadata '" + prefix +
-                                              "attention.layer_norm_rms_epsilon' is missing");
+    if (!eps)
+        throwFileError(file.path(), "required metadata '" + prefix +
+                                        "attention.layer_norm_rms_epsilon' is missing");
     config.rmsNormEps = *eps;
     if (const auto* scaling = file.find(prefix + "rope.scaling.type")) {
         const auto* type = scaling->asString();

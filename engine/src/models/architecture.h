@@ -1,8 +1,8 @@
 #pragma once
 // One model architecture = one implementation of this interface, in its own file (model_glm.cpp,
-// model_llama.cpp). An architecture knows its hyper-parameters in GGUF metadata and in a Hugging Face
-// config.json, the names and shapes of its tensors in both layouts, and how its tensors map onto the
-// shared decoder (decoder_weights.h). docs/adding-a-model.md explains how to add one.
+// model_llama.cpp). An architecture knows its hyper-parameters in GGUF metadata and in a Hugging
+// Face config.json, the names and shapes of its tensors in both layouts, and how its tensors map
+// onto the shared decoder (decoder_weights.h). docs/adding-a-model.md explains how to add one.
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -25,16 +25,16 @@ struct TensorSpec {
     std::string hfName;
     std::vector<int64_t> shape;  // PyTorch order
     bool optional = false;
-    // Q and K projections of LLaMA: rows are ordered per head for adjacent-pair RoPE in GGUF and for
-    // rotate-half RoPE in Hugging Face files; converting between the two permutes rows within each
-    // of this many heads. 0: no permutation.
+    // Q and K projections of LLaMA: rows are ordered per head for adjacent-pair RoPE in GGUF and
+    // for rotate-half RoPE in Hugging Face files; converting between the two permutes rows within
+    // each of this many heads. 0: no permutation.
     int64_t ropePermuteHeads = 0;
 };
 
 using TensorLookup = std::function<const TensorView*(const std::string& ggufName)>;
 
 class Architecture {
-public:
+  public:
     virtual ~Architecture() = default;
 
     virtual std::string_view name() const = 0;         // GGUF general.architecture
@@ -42,9 +42,11 @@ public:
 
     // `vocabSize` comes from the token embedding's rows, which the caller has checked exist.
     virtual ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const = 0;
-    virtual ModelConfig configFromHf(const nlohmann::json& config, const std::string& file) const = 0;
+    virtual ModelConfig configFromHf(const nlohmann::json& config,
+                                     const std::string& file) const = 0;
     virtual std::vector<GgufKeyValue> ggufMetadata(const ModelConfig& config) const = 0;
-    virtual nlohmann::json hfConfig(const ModelConfig& config, std::string_view torchDtype) const = 0;
+    virtual nlohmann::json hfConfig(const ModelConfig& config,
+                                    std::string_view torchDtype) const = 0;
 
     virtual std::vector<TensorSpec> tensorSpecs(const ModelConfig& config) const = 0;
     // Binds validated tensors (every required spec is present with its shape) to the decoder.

@@ -12,16 +12,16 @@
 namespace inferlens {
 
 struct LayerWeights {
-    TensorView attentionNorm;  // [H]
-    TensorView query;          // [Q, H]
-    TensorView key;            // [KV, H]
-    TensorView value;          // [KV, H]
+    TensorView attentionNorm;                                 // [H]
+    TensorView query;                                         // [Q, H]
+    TensorView key;                                           // [KV, H]
+    TensorView value;                                         // [KV, H]
     std::optional<TensorView> queryBias, keyBias, valueBias;  // [Q], [KV], [KV]
-    TensorView attentionOutput;  // [H, Q]
-    TensorView ffnNorm;          // [H]
-    TensorView ffnGate;          // [F, H]
-    TensorView ffnUp;            // [F, H]
-    TensorView ffnDown;          // [H, F]
+    TensorView attentionOutput;                               // [H, Q]
+    TensorView ffnNorm;                                       // [H]
+    TensorView ffnGate;                                       // [F, H]
+    TensorView ffnUp;                                         // [F, H]
+    TensorView ffnDown;                                       // [H, F]
 };
 
 struct DecoderWeights {

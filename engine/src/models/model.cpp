@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/dtype_codec.h"
 #include "backend/cpu/reference_ops.h"
+#include "core/dtype_codec.h"
 #include "core/error.h"
 #include "kv_cache.h"
 
@@ -20,7 +20,8 @@ ForwardScratch::ForwardScratch(const ModelConfig& c)
 Model::Model(ModelFiles files) : files_(std::move(files)) {
     weights_ = files_.architecture->bind(files_.config, [this](const std::string& name) {
         const auto found = files_.tensors.find(name);
-        if (found == files_.tensors.end()) throwFileError(files_.path, "missing tensor " + name);
+        if (found == files_.tensors.end())
+            throwFileError(files_.path, "missing tensor " + name);
         return &found->second;
     });
 }
@@ -45,7 +46,8 @@ void Model::forwardLayer(int64_t layerIndex, int64_t position, std::span<float> 
     rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed);
     attention(layer, layerIndex, position, cache, s);
     matVec(layer.attentionOutput, s.attended, s.projected);
-    for (int64_t i = 0; i < c.hiddenSize; ++i) x[i] += s.projected[i];
+    for (int64_t i = 0; i < c.hiddenSize; ++i)
+        x[i] += s.projected[i];
 
     // SwiGLU MLP block: x += W_down · (silu(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x)
     rmsNorm(x, layer.ffnNorm, c.rmsNormEps, s.normed);
@@ -53,7 +55,8 @@ void Model::forwardLayer(int64_t layerIndex, int64_t position, std::span<float> 
     matVec(layer.ffnUp, s.normed, s.up);
     swiGlu(s.gate, s.up);
     matVec(layer.ffnDown, s.gate, s.projected);
-    for (int64_t i = 0; i < c.hiddenSize; ++i) x[i] += s.projected[i];
+    for (int64_t i = 0; i < c.hiddenSize; ++i)
+        x[i] += s.projected[i];
 }
 
 void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t position,
@@ -69,11 +72,15 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
     matVec(layer.query, s.normed, s.query);
     matVec(layer.key, s.normed, key);
     matVec(layer.value, s.normed, value);
-    if (layer.queryBias) addBias(*layer.queryBias, s.query);
-    if (layer.keyBias) addBias(*layer.keyBias, key);
-    if (layer.valueBias) addBias(*layer.valueBias, value);
+    if (layer.queryBias)
+        addBias(*layer.queryBias, s.query);
+    if (layer.keyBias)
+        addBias(*layer.keyBias, key);
+    if (layer.valueBias)
+        addBias(*layer.valueBias, value);
     for (int64_t h = 0; h < c.headCount; ++h)
-        applyRope(std::span(s.query).subspan(h * dim, dim), position, c.ropeDims, c.ropeBase, c.ropePairing);
+        applyRope(std::span(s.query).subspan(h * dim, dim), position, c.ropeDims, c.ropeBase,
+                  c.ropePairing);
     for (int64_t g = 0; g < c.kvHeadCount; ++g)
         applyRope(key.subspan(g * dim, dim), position, c.ropeDims, c.ropeBase, c.ropePairing);
 
@@ -90,7 +97,8 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
         for (int64_t t = 0; t <= position; ++t) {
             const float* k = keys.data() + t * width + group * headDim;
             float dot = 0.0f;
-            for (int64_t d = 0; d < headDim; ++d) dot += q[d] * k[d];
+            for (int64_t d = 0; d < headDim; ++d)
+                dot += q[d] * k[d];
             s.scores[t] = dot * scale;
         }
         softmaxInPlace(s.scores);
@@ -98,12 +106,14 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
         std::fill(out, out + headDim, 0.0f);
         for (int64_t t = 0; t <= position; ++t) {
             const float* v = values.data() + t * width + group * headDim;
-            for (int64_t d = 0; d < headDim; ++d) out[d] += s.scores[t] * v[d];
+            for (int64_t d = 0; d < headDim; ++d)
+                out[d] += s.scores[t] * v[d];
         }
     }
 }
 
-void Model::computeLogits(std::span<const float> x, std::span<float> logits, ForwardScratch& s) const {
+void Model::computeLogits(std::span<const float> x, std::span<float> logits,
+                          ForwardScratch& s) const {
     rmsNorm(x, weights_.outputNorm, config().rmsNormEps, s.normed);
     matVec(weights_.output, s.normed, logits);
 }

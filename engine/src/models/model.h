@@ -1,7 +1,7 @@
 #pragma once
 // A loaded decoder-only transformer: the shared pre-norm SwiGLU block that both architectures use,
-// run one token at a time on the reference CPU path. The double loop that drives it (tokens outside,
-// layers inside) is in generator.cpp.
+// run one token at a time on the reference CPU path. The double loop that drives it (tokens
+// outside, layers inside) is in generator.cpp.
 
 #include <cstdint>
 #include <span>
@@ -18,17 +18,17 @@ class KvCache;
 // Activations of one token, sized once per model and reused for every token and layer.
 struct ForwardScratch {
     explicit ForwardScratch(const ModelConfig& config);
-    std::vector<float> normed;   // [H]
-    std::vector<float> query;    // [heads × head_dim]
-    std::vector<float> attended; // [heads × head_dim]: attention output before the projection
-    std::vector<float> scores;   // [positions]: one head's attention weights
-    std::vector<float> projected;// [H]
-    std::vector<float> gate;     // [F]
-    std::vector<float> up;       // [F]
+    std::vector<float> normed;     // [H]
+    std::vector<float> query;      // [heads × head_dim]
+    std::vector<float> attended;   // [heads × head_dim]: attention output before the projection
+    std::vector<float> scores;     // [positions]: one head's attention weights
+    std::vector<float> projected;  // [H]
+    std::vector<float> gate;       // [F]
+    std::vector<float> up;         // [F]
 };
 
 class Model {
-public:
+  public:
     explicit Model(ModelFiles files);
     static Model open(const std::string& path) { return Model(openModelFiles(path)); }
 
@@ -44,7 +44,7 @@ public:
     void computeLogits(std::span<const float> x, std::span<float> logits,
                        ForwardScratch& scratch) const;
 
-private:
+  private:
     void attention(const LayerWeights& layer, int64_t layerIndex, int64_t position, KvCache& cache,
                    ForwardScratch& scratch) const;
 

@@ -32,7 +32,8 @@ void validateConfig(const ModelConfig& c, const std::string& file) {
     if (c.headDim % 2 != 0 || c.ropeDims % 2 != 0)
         throwFileError(file, "head dimension and RoPE dimensions must be even");
     if (!(c.rmsNormEps > 0 && c.rmsNormEps < 1))
-        throwFileError(file, "RMSNorm epsilon " + std::to_string(c.rmsNormEps) + " is not in (0, 1)");
+        throwFileError(file,
+                       "RMSNorm epsilon " + std::to_string(c.rmsNormEps) + " is not in (0, 1)");
     if (!(c.ropeBase > 1 && c.ropeBase < 1e12))
         throwFileError(file, "RoPE base " + std::to_string(c.ropeBase) + " is not in (1, 1e12)");
 }

@@ -18,7 +18,7 @@ struct ModelConfig {
     int64_t headCount = 0;
     int64_t kvHeadCount = 0;  // < headCount: grouped-query (LLaMA) or multi-query groups (GLM)
     int64_t headDim = 0;
-    int64_t ffnSize = 0;  // SwiGLU inner size
+    int64_t ffnSize = 0;    // SwiGLU inner size
     int64_t vocabSize = 0;  // rows of the output layer
     int64_t contextLength = 0;
     int64_t ropeDims = 0;  // leading dimensions of each head that rotate (GLM: headDim / 2)

@@ -33,22 +33,23 @@ void bindSpecs(ModelFiles& files, const RawTensors& raw, bool hfNames) {
         const std::string& name = hfNames ? spec.hfName : spec.ggufName;
         const auto found = raw.find(name);
         if (found == raw.end()) {
-            if (spec.optional) continue;
+            if (spec.optional)
+                continue;
             throwFileError(files.path, "required tensor '" + name + "' is missing");
         }
         const TensorView& view = found->second.view;
         if (view.shape != spec.shape)
-            throwFileError(found->second.file, "tensor '" + name + "' has shape " +
-                                                   shapeToString(view.shape) +
-                                                   " but the configuration implies " +
-                                                   shapeToString(spec.shape));
+            throwFileError(found->second.file,
+                           "tensor '" + name + "' has shape " + shapeToString(view.shape) +
+                               " but the configuration implies " + shapeToString(spec.shape));
         TensorView canonical = view;
         canonical.name = spec.ggufName;
         files.tensors.emplace(spec.ggufName, std::move(canonical));
         used.insert(name);
     }
     for (const auto& [name, tensor] : raw)
-        if (!used.count(name) && !isIgnorableBuffer(name)) files.unusedTensors.push_back(name);
+        if (!used.count(name) && !isIgnorableBuffer(name))
+            files.unusedTensors.push_back(name);
 }
 
 void checkVocabularyFits(const ModelFiles& files, const std::string& source) {
@@ -67,7 +68,8 @@ void openGguf(ModelFiles& files) {
     files.architecture = &architectureByName(arch, files.path);
 
     RawTensors raw;
-    for (const TensorView& tensor : gguf->tensors()) raw.emplace(tensor.name, LocatedTensor{tensor, files.path});
+    for (const TensorView& tensor : gguf->tensors())
+        raw.emplace(tensor.name, LocatedTensor{tensor, files.path});
     const auto embedding = raw.find("token_embd.weight");
     if (embedding == raw.end() || embedding->second.view.shape.size() != 2)
         throwFileError(files.path, "required tensor 'token_embd.weight' is missing or not 2-D");
@@ -81,7 +83,8 @@ void openGguf(ModelFiles& files) {
     bindSpecs(files, raw, false);
 
     files.vocabulary = readGgufVocabulary(*gguf);
-    if (!files.vocabulary) return;
+    if (!files.vocabulary)
+        return;
     checkVocabularyFits(files, files.path);
     const auto specials = files.architecture->specialsAfterPieces();
     files.pieceCount = int64_t(files.vocabulary->entries.size());
@@ -110,13 +113,16 @@ RawTensors readSafetensors(ModelFiles& files, const fs::path& directory) {
         std::set<std::string> names;
         for (const auto& [tensor, shard] : map->items()) {
             if (!shard.is_string())
-                throwFileError(index.string(), "weight_map entry '" + tensor + "' is not a file name");
+                throwFileError(index.string(),
+                               "weight_map entry '" + tensor + "' is not a file name");
             const auto shardName = shard.get<std::string>();
             if (shardName.empty() || shardName.find('/') != std::string::npos || shardName == "." ||
                 shardName == "..")
-                throwFileError(index.string(), "weight_map names an invalid shard '" + shardName + "'");
+                throwFileError(index.string(),
+                               "weight_map names an invalid shard '" + shardName + "'");
             weightMap[tensor] = shardName;
-            if (names.insert(shardName).second) shardNames.push_back(shardName);
+            if (names.insert(shardName).second)
+                shardNames.push_back(shardName);
         }
     } else if (fs::exists(single)) {
         shardNames.push_back("model.safetensors");
@@ -134,7 +140,8 @@ RawTensors readSafetensors(ModelFiles& files, const fs::path& directory) {
         for (const TensorView& tensor : shard->tensors()) {
             if (!weightMap.empty()) {
                 const auto expected = weightMap.find(tensor.name);
-                if (expected == weightMap.end() || expected->second != shardName) continue;
+                if (expected == weightMap.end() || expected->second != shardName)
+                    continue;
             }
             if (!raw.emplace(tensor.name, LocatedTensor{tensor, shardPath}).second)
                 throwFileError(shardPath, "tensor '" + tensor.name + "' appears in two shards");
@@ -149,11 +156,13 @@ RawTensors readSafetensors(ModelFiles& files, const fs::path& directory) {
 
 void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
     const fs::path tokenizerPath = directory / "tokenizer.model";
-    if (!fs::exists(tokenizerPath)) return;
+    if (!fs::exists(tokenizerPath))
+        return;
     const MappedFile bytes(tokenizerPath.string());
     const auto span = bytes.bytes();
-    files.tokenizer = loadSentencePiece(
-        std::string(reinterpret_cast<const char*>(span.data()), span.size()), tokenizerPath.string());
+    files.tokenizer =
+        loadSentencePiece(std::string(reinterpret_cast<const char*>(span.data()), span.size()),
+                          tokenizerPath.string());
     GgufVocabulary vocabulary;
     vocabulary.entries = vocabularyOf(*files.tokenizer);
     files.pieceCount = int64_t(vocabulary.entries.size());
@@ -162,8 +171,8 @@ void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
     if (!files.architecture->specialsAfterPieces().empty()) {
         // Padding rows of the output layer, named as llama.cpp's converter names them.
         while (int64_t(vocabulary.entries.size()) < files.config.vocabSize)
-            vocabulary.entries.push_back(
-                {"[PAD" + std::to_string(vocabulary.entries.size()) + "]", 0.0f, PieceType::Unused});
+            vocabulary.entries.push_back({"[PAD" + std::to_string(vocabulary.entries.size()) + "]",
+                                          0.0f, PieceType::Unused});
     }
     vocabulary.bosId = files.tokenizer->bos_id();
     vocabulary.eosId = files.tokenizer->eos_id();
@@ -204,13 +213,15 @@ ModelFiles openModelFiles(const std::string& path) {
 
 int64_t ModelFiles::parameterCount() const {
     int64_t count = 0;
-    for (const auto& [name, tensor] : tensors) count += tensor.elementCount();
+    for (const auto& [name, tensor] : tensors)
+        count += tensor.elementCount();
     return count;
 }
 
 int64_t ModelFiles::weightBytes() const {
     int64_t bytes = 0;
-    for (const auto& [name, tensor] : tensors) bytes += tensor.byteCount;
+    for (const auto& [name, tensor] : tensors)
+        bytes += tensor.byteCount;
     return bytes;
 }
 

@@ -27,8 +27,9 @@ struct ModelFiles {
     ModelFormat format = ModelFormat::Gguf;
     const Architecture* architecture = nullptr;
     ModelConfig config;
-    std::map<std::string, TensorView> tensors;  // by canonical (GGUF) name; only those the model uses
-    std::vector<std::string> unusedTensors;     // present in the files but not part of the model
+    std::map<std::string, TensorView>
+        tensors;                             // by canonical (GGUF) name; only those the model uses
+    std::vector<std::string> unusedTensors;  // present in the files but not part of the model
     std::vector<std::string> weightFiles;
 
     // The vocabulary by token id, specials appended after the pieces included (ChatGLM), and the

@@ -1,7 +1,7 @@
 // ChatGLM2-6B and ChatGLM3-6B (the GLM architecture): RMSNorm, multi-query attention with a few KV
-// groups, one fused QKV projection with bias (rows: all Q heads, then K groups, then V groups), RoPE
-// on the first half of each head in adjacent pairs, SwiGLU with gate and up fused (gate rows first),
-// untied output layer. Tensor names follow llama.cpp's `chatglm` architecture in GGUF and
+// groups, one fused QKV projection with bias (rows: all Q heads, then K groups, then V groups),
+// RoPE on the first half of each head in adjacent pairs, SwiGLU with gate and up fused (gate rows
+// first), untied output layer. Tensor names follow llama.cpp's `chatglm` architecture in GGUF and
 // THUDM's modeling_chatglm.py in Hugging Face directories.
 
 #include "core/error.h"
@@ -20,7 +20,8 @@ std::string hfLayerName(int64_t layer, const char* suffix) {
     return "transformer.encoder.layers." + std::to_string(layer) + "." + suffix;
 }
 
-void requireFlag(const nlohmann::json& json, const char* key, bool expected, const std::string& file) {
+void requireFlag(const nlohmann::json& json, const char* key, bool expected,
+                 const std::string& file) {
     const auto value = optionalJsonBool(json, key, file);
     if (value && *value != expected)
         throwFileError(file, std::string("'") + key + "' = " + (*value ? "true" : "false") +
@@ -28,13 +29,13 @@ void requireFlag(const nlohmann::json& json, const char* key, bool expected, con
 }
 
 class GlmArchitecture final : public Architecture {
-public:
+  public:
     std::string_view name() const override { return "chatglm"; }
     std::string_view hfModelType() const override { return "chatglm"; }
 
     ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const override {
-        ModelConfig config = readGgufHyperParameters(
-            file, "chatglm", [](int64_t headDim) { return headDim / 2; });
+        ModelConfig config =
+            readGgufHyperParameters(file, "chatglm", [](int64_t headDim) { return headDim / 2; });
         config.vocabSize = vocabSize;
         config.ropePairing = RopePairing::Adjacent;
         config.qkvBias = true;
@@ -54,9 +55,10 @@ public:
         config.hiddenSize = requireJsonInteger(json, "hidden_size", file);
         config.headCount = requireJsonInteger(json, "num_attention_heads", file);
         config.headDim = requireJsonInteger(json, "kv_channels", file);
-        const bool multiQuery = optionalJsonBool(json, "multi_query_attention", file).value_or(false);
-        config.kvHeadCount = multiQuery ? requireJsonInteger(json, "multi_query_group_num", file)
-                                        : config.headCount;
+        const bool multiQuery =
+            optionalJsonBool(json, "multi_query_attention", file).value_or(false);
+        config.kvHeadCount =
+            multiQuery ? requireJsonInteger(json, "multi_query_group_num", file) : config.headCount;
         config.ffnSize = requireJsonInteger(json, "ffn_hidden_size", file);
         config.vocabSize = requireJsonInteger(json, "padded_vocab_size", file);
         config.contextLength = requireJsonInteger(json, "seq_length", file);
@@ -102,18 +104,25 @@ public:
             {"token_embd.weight", "transformer.embedding.word_embeddings.weight", {c.vocabSize, h}},
         };
         for (int64_t i = 0; i < c.layerCount; ++i) {
-            specs.push_back({layerName(i, "attn_norm.weight"), hfLayerName(i, "input_layernorm.weight"), {h}});
+            specs.push_back(
+                {layerName(i, "attn_norm.weight"), hfLayerName(i, "input_layernorm.weight"), {h}});
             specs.push_back({layerName(i, "attn_qkv.weight"),
-                             hfLayerName(i, "self_attention.query_key_value.weight"), {qkv, h}});
+                             hfLayerName(i, "self_attention.query_key_value.weight"),
+                             {qkv, h}});
             specs.push_back({layerName(i, "attn_qkv.bias"),
-                             hfLayerName(i, "self_attention.query_key_value.bias"), {qkv}});
+                             hfLayerName(i, "self_attention.query_key_value.bias"),
+                             {qkv}});
             specs.push_back({layerName(i, "attn_output.weight"),
-                             hfLayerName(i, "self_attention.dense.weight"), {h, c.queryWidth()}});
+                             hfLayerName(i, "self_attention.dense.weight"),
+                             {h, c.queryWidth()}});
             specs.push_back({layerName(i, "ffn_norm.weight"),
-                             hfLayerName(i, "post_attention_layernorm.weight"), {h}});
-            specs.push_back({layerName(i, "ffn_up.weight"), hfLayerName(i, "mlp.dense_h_to_4h.weight"),
+                             hfLayerName(i, "post_attention_layernorm.weight"),
+                             {h}});
+            specs.push_back({layerName(i, "ffn_up.weight"),
+                             hfLayerName(i, "mlp.dense_h_to_4h.weight"),
                              {2 * f, h}});
-            specs.push_back({layerName(i, "ffn_down.weight"), hfLayerName(i, "mlp.dense_4h_to_h.weight"),
+            specs.push_back({layerName(i, "ffn_down.weight"),
+                             hfLayerName(i, "mlp.dense_4h_to_h.weight"),
                              {h, f}});
         }
         specs.push_back({"output_norm.weight", "transformer.encoder.final_layernorm.weight", {h}});
@@ -150,8 +159,8 @@ public:
     }
 
     std::vector<std::string> specialsAfterPieces() const override {
-        return {"[MASK]", "[gMASK]", "[sMASK]", "sop", "eop",
-                "<|system|>", "<|user|>", "<|assistant|>", "<|observation|>"};
+        return {"[MASK]",   "[gMASK]",       "[sMASK]",        "sop", "eop", "<|system|>",
+                "<|user|>", "<|assistant|>", "<|observation|>"};
     }
 };
 

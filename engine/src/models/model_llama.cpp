@@ -19,13 +19,13 @@ std::string hfLayerName(int64_t layer, const char* suffix) {
 }
 
 class LlamaArchitecture final : public Architecture {
-public:
+  public:
     std::string_view name() const override { return "llama"; }
     std::string_view hfModelType() const override { return "llama"; }
 
     ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const override {
-        ModelConfig config = readGgufHyperParameters(
-            file, "llama", [](int64_t headDim) { return headDim; });
+        ModelConfig config =
+            readGgufHyperParameters(file, "llama", [](int64_t headDim) { return headDim; });
         config.vocabSize = vocabSize;
         config.ropePairing = RopePairing::Adjacent;
         config.tiedOutput = !hasTensor(file, "output.weight");
@@ -42,9 +42,10 @@ public:
         config.headCount = requireJsonInteger(json, "num_attention_heads", file);
         config.kvHeadCount =
             optionalJsonInteger(json, "num_key_value_heads", file).value_or(config.headCount);
-        if (config.headCount <= 0) throwFileError(file, "num_attention_heads must be positive");
-        config.headDim =
-            optionalJsonInteger(json, "head_dim", file).value_or(config.hiddenSize / config.headCount);
+        if (config.headCount <= 0)
+            throwFileError(file, "num_attention_heads must be positive");
+        config.headDim = optionalJsonInteger(json, "head_dim", file)
+                             .value_or(config.hiddenSize / config.headCount);
         config.ffnSize = requireJsonInteger(json, "intermediate_size", file);
         config.vocabSize = requireJsonInteger(json, "vocab_size", file);
         config.contextLength = requireJsonInteger(json, "max_position_embeddings", file);
@@ -86,20 +87,37 @@ public:
             {"token_embd.weight", "model.embed_tokens.weight", {c.vocabSize, h}},
         };
         for (int64_t i = 0; i < c.layerCount; ++i) {
-            specs.push_back({layerName(i, "attn_norm.weight"), hfLayerName(i, "input_layernorm.weight"), {h}});
-            specs.push_back({layerName(i, "attn_q.weight"), hfLayerName(i, "self_attn.q_proj.weight"),
-                             {q, h}, false, c.headCount});
-            specs.push_back({layerName(i, "attn_k.weight"), hfLayerName(i, "self_attn.k_proj.weight"),
-                             {kv, h}, false, c.kvHeadCount});
-            specs.push_back({layerName(i, "attn_v.weight"), hfLayerName(i, "self_attn.v_proj.weight"), {kv, h}});
-            specs.push_back({layerName(i, "attn_output.weight"), hfLayerName(i, "self_attn.o_proj.weight"), {h, q}});
-            specs.push_back({layerName(i, "ffn_norm.weight"), hfLayerName(i, "post_attention_layernorm.weight"), {h}});
-            specs.push_back({layerName(i, "ffn_gate.weight"), hfLayerName(i, "mlp.gate_proj.weight"), {f, h}});
-            specs.push_back({layerName(i, "ffn_up.weight"), hfLayerName(i, "mlp.up_proj.weight"), {f, h}});
-            specs.push_back({layerName(i, "ffn_down.weight"), hfLayerName(i, "mlp.down_proj.weight"), {h, f}});
+            specs.push_back(
+                {layerName(i, "attn_norm.weight"), hfLayerName(i, "input_layernorm.weight"), {h}});
+            specs.push_back({layerName(i, "attn_q.weight"),
+                             hfLayerName(i, "self_attn.q_proj.weight"),
+                             {q, h},
+                             false,
+                             c.headCount});
+            specs.push_back({layerName(i, "attn_k.weight"),
+                             hfLayerName(i, "self_attn.k_proj.weight"),
+                             {kv, h},
+                             false,
+                             c.kvHeadCount});
+            specs.push_back({layerName(i, "attn_v.weight"),
+                             hfLayerName(i, "self_attn.v_proj.weight"),
+                             {kv, h}});
+            specs.push_back({layerName(i, "attn_output.weight"),
+                             hfLayerName(i, "self_attn.o_proj.weight"),
+                             {h, q}});
+            specs.push_back({layerName(i, "ffn_norm.weight"),
+                             hfLayerName(i, "post_attention_layernorm.weight"),
+                             {h}});
+            specs.push_back(
+                {layerName(i, "ffn_gate.weight"), hfLayerName(i, "mlp.gate_proj.weight"), {f, h}});
+            specs.push_back(
+                {layerName(i, "ffn_up.weight"), hfLayerName(i, "mlp.up_proj.weight"), {f, h}});
+            specs.push_back(
+                {layerName(i, "ffn_down.weight"), hfLayerName(i, "mlp.down_proj.weight"), {h, f}});
         }
         specs.push_back({"output_norm.weight", "model.norm.weight", {h}});
-        if (!c.tiedOutput) specs.push_back({"output.weight", "lm_head.weight", {c.vocabSize, h}});
+        if (!c.tiedOutput)
+            specs.push_back({"output.weight", "lm_head.weight", {c.vocabSize, h}});
         return specs;
     }
 
@@ -126,10 +144,11 @@ public:
 
     std::vector<std::string> specialsAfterPieces() const override { return {}; }
 
-private:
+  private:
     static bool hasTensor(const GgufFile& file, std::string_view name) {
         for (const auto& tensor : file.tensors())
-            if (tensor.name == name) return true;
+            if (tensor.name == name)
+                return true;
         return false;
     }
 };

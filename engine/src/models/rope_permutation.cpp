@@ -7,7 +7,8 @@ namespace inferlens {
 
 void permuteRopeRows(std::span<float> values, int64_t columns, int64_t heads, int64_t headDim,
                      int64_t ropeDims, RopePairing from, RopePairing to) {
-    if (from == to) return;
+    if (from == to)
+        return;
     const int64_t pairs = ropeDims / 2;
     std::vector<float> original(size_t(ropeDims * columns));
     for (int64_t head = 0; head < heads; ++head) {

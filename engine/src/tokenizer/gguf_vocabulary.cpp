@@ -18,7 +18,8 @@ const GgufArray& requireArray(const GgufFile& file, const char* key, GgufType el
 }  // namespace
 
 std::optional<GgufVocabulary> readGgufVocabulary(const GgufFile& file) {
-    if (file.find("tokenizer.ggml.model") == nullptr) return std::nullopt;
+    if (file.find("tokenizer.ggml.model") == nullptr)
+        return std::nullopt;
     const std::string model = file.requireString("tokenizer.ggml.model");
     if (model != "llama")
         throwFileError(file.path(), "tokenizer.ggml.model = '" + model +
@@ -28,10 +29,10 @@ std::optional<GgufVocabulary> readGgufVocabulary(const GgufFile& file) {
     const GgufArray& scores = requireArray(file, "tokenizer.ggml.scores", GgufType::F32);
     const GgufArray& types = requireArray(file, "tokenizer.ggml.token_type", GgufType::I32);
     if (scores.size() != tokens.size() || types.size() != tokens.size())
-        throwFileError(file.path(), "tokenizer.ggml.tokens, .scores and .token_type differ in length (" +
-                                        std::to_string(tokens.size()) + ", " +
-                                        std::to_string(scores.size()) + ", " +
-                                        std::to_string(types.size()) + ")");
+        throwFileError(file.path(),
+                       "tokenizer.ggml.tokens, .scores and .token_type differ in length (" +
+                           std::to_string(tokens.size()) + ", " + std::to_string(scores.size()) +
+                           ", " + std::to_string(types.size()) + ")");
     GgufVocabulary vocabulary;
     vocabulary.entries.reserve(tokens.size());
     for (uint64_t id = 0; id < tokens.size(); ++id)
@@ -45,7 +46,8 @@ std::optional<GgufVocabulary> readGgufVocabulary(const GgufFile& file) {
     if (const GgufValue* addBos = file.find("tokenizer.ggml.add_bos_token"))
         vocabulary.addBos = addBos->type() == GgufType::Bool && std::get<bool>(addBos->value);
     if (const GgufValue* prefix = file.find("tokenizer.ggml.add_space_prefix"))
-        vocabulary.addSpacePrefix = prefix->type() == GgufType::Bool && std::get<bool>(prefix->value);
+        vocabulary.addSpacePrefix =
+            prefix->type() == GgufType::Bool && std::get<bool>(prefix->value);
     return vocabulary;
 }
 

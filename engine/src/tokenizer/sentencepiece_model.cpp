@@ -13,14 +13,15 @@ namespace {
 
 // Protocol-buffer wire encoding: just varints, fixed32 and length-delimited fields.
 class ProtoWriter {
-public:
+  public:
     void varint(uint32_t field, uint64_t value) {
         tag(field, 0);
         rawVarint(value);
     }
     void fixed32(uint32_t field, uint32_t value) {
         tag(field, 5);
-        for (int i = 0; i < 4; ++i) bytes_.push_back(char((value >> (8 * i)) & 0xff));
+        for (int i = 0; i < 4; ++i)
+            bytes_.push_back(char((value >> (8 * i)) & 0xff));
     }
     void bytes(uint32_t field, const std::string& value) {
         tag(field, 2);
@@ -29,7 +30,7 @@ public:
     }
     const std::string& data() const { return bytes_; }
 
-private:
+  private:
     void tag(uint32_t field, uint32_t wireType) { rawVarint((uint64_t(field) << 3) | wireType); }
     void rawVarint(uint64_t value) {
         while (value >= 0x80) {
@@ -50,22 +51,26 @@ std::string bytePieceName(int value) {
 }  // namespace
 
 void validateVocabulary(const std::vector<VocabEntry>& entries, const std::string& source) {
-    if (entries.empty()) throwFileError(source, "vocabulary is empty");
+    if (entries.empty())
+        throwFileError(source, "vocabulary is empty");
     std::unordered_set<std::string_view> seen;
     std::unordered_set<std::string_view> bytePieces;
     int unknownCount = 0;
     for (size_t id = 0; id < entries.size(); ++id) {
         const VocabEntry& entry = entries[id];
         const std::string where = "token " + std::to_string(id);
-        if (entry.piece.empty()) throwFileError(source, where + " is empty");
+        if (entry.piece.empty())
+            throwFileError(source, where + " is empty");
         if (!seen.insert(entry.piece).second)
             throwFileError(source, where + " '" + entry.piece + "' appears twice");
         const auto type = static_cast<int32_t>(entry.type);
         if (type < 1 || type > 6)
             throwFileError(source, where + " has unknown token type " + std::to_string(type));
-        if (entry.type == PieceType::Unknown) ++unknownCount;
+        if (entry.type == PieceType::Unknown)
+            ++unknownCount;
         if (entry.type == PieceType::Byte) {
-            if (entry.piece.size() != 6 || entry.piece.rfind("<0x", 0) != 0 || entry.piece[5] != '>')
+            if (entry.piece.size() != 6 || entry.piece.rfind("<0x", 0) != 0 ||
+                entry.piece[5] != '>')
                 throwFileError(source, where + " is a byte token but '" + entry.piece +
                                            "' is not of the form <0xXX>");
             bytePieces.insert(entry.piece);
@@ -77,7 +82,8 @@ void validateVocabulary(const std::vector<VocabEntry>& entries, const std::strin
     if (!bytePieces.empty()) {
         for (int value = 0; value < 256; ++value)
             if (!bytePieces.count(bytePieceName(value)))
-                throwFileError(source, "vocabulary has byte tokens but lacks " + bytePieceName(value));
+                throwFileError(source,
+                               "vocabulary has byte tokens but lacks " + bytePieceName(value));
     }
 }
 
@@ -95,18 +101,21 @@ std::string serializeModelProto(const std::vector<VocabEntry>& entries,
         piece.varint(3, static_cast<uint64_t>(entry.type));
         model.bytes(1, piece.data());
         hasBytes = hasBytes || entry.type == PieceType::Byte;
-        if (entry.type == PieceType::Unknown) unknownId = int64_t(id);
+        if (entry.type == PieceType::Unknown)
+            unknownId = int64_t(id);
     }
     const auto pieceId = [&](const char* piece) -> int64_t {
         for (size_t id = 0; id < entries.size(); ++id)
-            if (entries[id].piece == piece && entries[id].type == PieceType::Control) return int64_t(id);
+            if (entries[id].piece == piece && entries[id].type == PieceType::Control)
+                return int64_t(id);
         return -1;
     };
     ProtoWriter trainer;
     trainer.varint(3, options.bpe ? 2 : 1);
     trainer.varint(35, hasBytes ? 1 : 0);
     trainer.varint(40, uint64_t(unknownId));
-    trainer.varint(41, uint64_t(pieceId("<s>")));  // -1 is encoded as a 10-byte varint, as protobuf does
+    trainer.varint(
+        41, uint64_t(pieceId("<s>")));  // -1 is encoded as a 10-byte varint, as protobuf does
     trainer.varint(42, uint64_t(pieceId("</s>")));
     trainer.varint(43, uint64_t(int64_t(-1)));
     model.bytes(2, trainer.data());
@@ -124,7 +133,8 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> loadSentencePiece(
     const std::string& serializedProto, const std::string& source) {
     auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
     const auto status = processor->LoadFromSerializedProto(serializedProto);
-    if (!status.ok()) throwFileError(source, "sentencepiece rejected the tokenizer: " + status.ToString());
+    if (!status.ok())
+        throwFileError(source, "sentencepiece rejected the tokenizer: " + status.ToString());
     return processor;
 }
 
@@ -133,10 +143,14 @@ std::vector<VocabEntry> vocabularyOf(const sentencepiece::SentencePieceProcessor
     entries.reserve(processor.GetPieceSize());
     for (int id = 0; id < processor.GetPieceSize(); ++id) {
         PieceType type = PieceType::Normal;
-        if (processor.IsUnknown(id)) type = PieceType::Unknown;
-        else if (processor.IsControl(id)) type = PieceType::Control;
-        else if (processor.IsUnused(id)) type = PieceType::Unused;
-        else if (processor.IsByte(id)) type = PieceType::Byte;
+        if (processor.IsUnknown(id))
+            type = PieceType::Unknown;
+        else if (processor.IsControl(id))
+            type = PieceType::Control;
+        else if (processor.IsUnused(id))
+            type = PieceType::Unused;
+        else if (processor.IsByte(id))
+            type = PieceType::Byte;
         entries.push_back({processor.IdToPiece(id), processor.GetScore(id), type});
     }
     return entries;

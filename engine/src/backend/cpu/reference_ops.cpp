@@ -11,21 +11,25 @@ namespace inferlens {
 
 void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y) {
     const int64_t columns = weight.columns();
-    for (int64_t r = 0; r < weight.rows(); ++r) y[r] = dotRow(weight.dtype, weight.row(r), x.data(), columns);
+    for (int64_t r = 0; r < weight.rows(); ++r)
+        y[r] = dotRow(weight.dtype, weight.row(r), x.data(), columns);
 }
 
 void addBias(const TensorView& bias, std::span<float> y) {
     std::vector<float> values(y.size());
     decodeRow(bias.dtype, bias.data, values);
-    for (size_t i = 0; i < y.size(); ++i) y[i] += values[i];
+    for (size_t i = 0; i < y.size(); ++i)
+        y[i] += values[i];
 }
 
 void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out) {
     double sumOfSquares = 0.0;
-    for (float value : x) sumOfSquares += double(value) * value;
+    for (float value : x)
+        sumOfSquares += double(value) * value;
     const float scale = float(1.0 / std::sqrt(sumOfSquares / double(x.size()) + eps));
     decodeRow(weight.dtype, weight.data, out);
-    for (size_t i = 0; i < x.size(); ++i) out[i] *= x[i] * scale;
+    for (size_t i = 0; i < x.size(); ++i)
+        out[i] *= x[i] * scale;
 }
 
 void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
@@ -50,11 +54,13 @@ void softmaxInPlace(std::span<float> values) {
         value = std::exp(value - largest);
         sum += value;
     }
-    for (float& value : values) value = float(value / sum);
+    for (float& value : values)
+        value = float(value / sum);
 }
 
 void swiGlu(std::span<float> gate, std::span<const float> up) {
-    for (size_t i = 0; i < gate.size(); ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    for (size_t i = 0; i < gate.size(); ++i)
+        gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
 }
 
 }  // namespace inferlens

@@ -17,11 +17,13 @@ CudaAvailability queryCudaDevices() {
     }
     for (int index = 0; index < count; ++index) {
         cudaDeviceProp properties{};
-        if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) continue;
+        if (cudaGetDeviceProperties(&properties, index) != cudaSuccess)
+            continue;
         result.devices.push_back({index, properties.name, int64_t(properties.totalGlobalMem),
                                   properties.major, properties.minor});
     }
-    if (result.devices.empty()) result.message = "no CUDA device found";
+    if (result.devices.empty())
+        result.message = "no CUDA device found";
     return result;
 }
 
