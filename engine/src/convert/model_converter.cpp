@@ -1,6 +1,7 @@
 #include "convert/model_converter.h"
 
 #include <map>
+#include <vector>
 
 #include "convert/model_writer.h"
 #include "core/dtype_codec.h"
@@ -25,6 +26,28 @@ DType predominantMatrixType(const ModelFiles& source) {
     return best;
 }
 
+// Whether every value of `tensor` survives a round trip through `dtype` unchanged.
+bool representableExactly(const TensorView& tensor, DType dtype) {
+    std::vector<float> values(size_t(tensor.elementCount())), roundTripped(values.size());
+    std::vector<std::byte> encoded(size_t(*byteSize(dtype, tensor.elementCount())));
+    decodeRow(tensor.dtype, tensor.data, values);
+    encodeRow(dtype, values, encoded.data());
+    decodeRow(dtype, encoded.data(), roundTripped);
+    return values == roundTripped;
+}
+
+// Without --dtype nothing is rounded. A Hugging Face checkpoint keeps everything in one type (its
+// torch_dtype) where that loses nothing, so GGUF's f32 norms that came from a bf16 checkpoint go
+// back to bf16 and HF → GGUF → HF gives the original files.
+DType storedType(const TensorView& tensor, ModelFormat format, std::optional<DType> requested,
+                 DType checkpointType) {
+    if (requested)
+        return *requested;
+    if (format == ModelFormat::Gguf || tensor.dtype == checkpointType)
+        return tensor.dtype;
+    return representableExactly(tensor, checkpointType) ? checkpointType : tensor.dtype;
+}
+
 }  // namespace
 
 void convertModel(const ModelFiles& source, ModelFormat format, std::optional<DType> dtype,
@@ -43,8 +66,7 @@ void convertModel(const ModelFiles& source, ModelFormat format, std::optional<DT
             continue;  // an optional tensor the source lacks
         const TensorView& tensor = found->second;
         const int64_t permuteHeads = spec.ropePermuteHeads;
-        const DType stored =
-            dtype.value_or(format == ModelFormat::HuggingFace ? checkpointType : tensor.dtype);
+        const DType stored = storedType(tensor, format, dtype, checkpointType);
         model.weights.push_back({spec.ggufName, tensor.shape, stored,
                                  [&tensor, &c, permuteHeads](std::span<float> out) {
                                      decodeRow(tensor.dtype, tensor.data, out);

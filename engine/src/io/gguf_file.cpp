@@ -15,6 +15,12 @@ constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
 constexpr uint32_t kMaxDims = 4;
 constexpr int kMaxArrayNesting = 8;
 constexpr int64_t kMaxElements = int64_t(1) << 48;  // far above any real tensor, far below overflow
+// Limits on what the header may ask us to hold in memory, far above any real model (vocabularies
+// have < 300k tokens, models < 100k tensors) and far below what could exhaust memory.
+constexpr uint64_t kMaxMetadataEntries = 1u << 16;
+constexpr uint64_t kMaxTensors = 1u << 20;
+constexpr uint64_t kMaxStringArrayElements = 1u << 22;
+constexpr uint64_t kMaxScalarArrayBytes = uint64_t(1) << 28;
 
 std::string readString(ByteReader& reader, std::string_view what) {
     const auto length = reader.read<uint64_t>(what);
@@ -40,6 +46,9 @@ GgufArray readArray(ByteReader& reader, const std::string& key, int depth) {
     const auto count = reader.read<uint64_t>("array length of '" + key + "'");
     const size_t scalarSize = ggufScalarSize(array.elementType);
     if (scalarSize != 0) {
+        if (count > kMaxScalarArrayBytes / scalarSize)
+            throwFileError(reader.file(), "metadata array '" + key + "' has an absurd length " +
+                                              std::to_string(count));
         if (count > reader.remaining() / scalarSize)
             throwFileError(reader.file(), "metadata array '" + key + "' claims " +
                                               std::to_string(count) +
@@ -50,16 +59,17 @@ GgufArray readArray(ByteReader& reader, const std::string& key, int depth) {
     }
     // Strings take at least 8 bytes and nested arrays 12, so the file size bounds the count.
     const size_t smallestElement = array.elementType == GgufType::String ? 8 : 12;
+    if (count > kMaxStringArrayElements)
+        throwFileError(reader.file(), "metadata array '" + key + "' has an absurd length " +
+                                          std::to_string(count));
     if (count > reader.remaining() / smallestElement)
         throwFileError(reader.file(), "metadata array '" + key + "' claims " +
                                           std::to_string(count) +
                                           " elements, more than the file holds");
     if (array.elementType == GgufType::String) {
-        array.strings.reserve(count);
         for (uint64_t i = 0; i < count; ++i)
             array.strings.push_back(readString(reader, "string in array '" + key + "'"));
     } else {
-        array.arrays.reserve(count);
         for (uint64_t i = 0; i < count; ++i)
             array.arrays.push_back(readArray(reader, key, depth + 1));
     }
@@ -112,6 +122,8 @@ uint64_t alignUp(uint64_t value, uint64_t alignment) {
 
 GgufFile::GgufFile(const std::string& path) : file_(std::make_shared<MappedFile>(path)) {
     ByteReader reader(file_->bytes(), path);
+    if (file_->size() == 0)
+        throwFileError(path, "empty file, not a GGUF file");
     if (file_->size() < 4 || reader.read<uint32_t>("magic") != kMagic)
         throwFileError(path, "not a GGUF file (bad magic; expected \"GGUF\")");
     version_ = reader.read<uint32_t>("version");
@@ -121,12 +133,12 @@ GgufFile::GgufFile(const std::string& path) : file_(std::make_shared<MappedFile>
     const auto tensorCount = reader.read<uint64_t>("tensor count");
     const auto keyCount = reader.read<uint64_t>("metadata count");
     // Each key-value pair needs at least 12 bytes and each tensor info at least 28.
-    if (keyCount > reader.remaining() / 12)
+    if (keyCount > std::min<uint64_t>(reader.remaining() / 12, kMaxMetadataEntries))
         throwFileError(path, "header claims " + std::to_string(keyCount) +
-                                 " metadata entries, more than the file can hold");
-    if (tensorCount > reader.remaining() / 28)
+                                 " metadata entries, more than the file can hold or any model has");
+    if (tensorCount > std::min<uint64_t>(reader.remaining() / 28, kMaxTensors))
         throwFileError(path, "header claims " + std::to_string(tensorCount) +
-                                 " tensors, more than the file can hold");
+                                 " tensors, more than the file can hold or any model has");
     readMetadata(reader, keyCount);
     readTensorInfos(reader, tensorCount);
     checkTensorRanges(alignUp(reader.position(), alignment_));
@@ -134,7 +146,6 @@ GgufFile::GgufFile(const std::string& path) : file_(std::make_shared<MappedFile>
 
 void GgufFile::readMetadata(ByteReader& reader, uint64_t count) {
     std::unordered_set<std::string> seen;
-    metadata_.reserve(count);
     for (uint64_t i = 0; i < count; ++i) {
         std::string key = readString(reader, "metadata key");
         if (key.empty() || !isValidUtf8(key))
@@ -157,8 +168,6 @@ void GgufFile::readMetadata(ByteReader& reader, uint64_t count) {
 
 void GgufFile::readTensorInfos(ByteReader& reader, uint64_t count) {
     std::unordered_set<std::string> seen;
-    tensors_.reserve(count);
-    tensorOffsets_.reserve(count);
     for (uint64_t i = 0; i < count; ++i) {
         TensorView tensor;
         tensor.name = readString(reader, "tensor name");
@@ -247,6 +256,10 @@ std::optional<int64_t> GgufFile::optionalInteger(std::string_view key) const {
     if (value == nullptr)
         return std::nullopt;
     const auto integer = value->asInteger();
+    if (!integer && value->type() == GgufType::U64)
+        throwFileError(path(), "metadata '" + std::string(key) +
+                                   "' = " + std::to_string(std::get<uint64_t>(value->value)) +
+                                   " is too large");
     if (!integer)
         throwFileError(path(), "metadata '" + std::string(key) + "' has type " +
                                    std::string(ggufTypeName(value->type())) +

@@ -13,7 +13,8 @@
 namespace inferlens {
 
 MappedFile::MappedFile(const std::string& path) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO must not wait for a writer; for regular files it changes nothing.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         throwFileError(path, std::string("cannot open: ") + std::strerror(errno));
     struct stat info {};

@@ -29,10 +29,10 @@ std::vector<int64_t> readShape(const nlohmann::json& entry, const std::string& w
     int64_t elements = 1;
     for (const auto& dim : *shape) {
         if (!dim.is_number_unsigned() || dim.get<uint64_t>() > uint64_t(kMaxElements))
-            throwFileError(file, where + ": invalid dimension " + dim.dump());
+            throwFileError(file, where + ": invalid dimension " + describeJson(dim));
         const auto extent = dim.get<int64_t>();
         if (extent != 0 && elements > kMaxElements / extent)
-            throwFileError(file, where + ": absurd shape " + shape->dump());
+            throwFileError(file, where + ": absurd shape");
         elements *= extent;
         dims.push_back(extent);
     }

@@ -15,8 +15,10 @@ const Architecture& architectureByName(std::string_view name, const std::string&
 
 const Architecture& architectureForHfConfig(const nlohmann::json& config, const std::string& file) {
     const auto type = config.find("model_type");
-    if (type == config.end() || !type->is_string())
+    if (type == config.end())
         throwFileError(file, "'model_type' is missing; cannot tell the architecture");
+    if (!type->is_string())
+        throwFileError(file, "'model_type' must be a string");
     for (const Architecture* arch : {&glmArchitecture(), &llamaArchitecture()})
         if (arch->hfModelType() == type->get<std::string>())
             return *arch;

@@ -205,7 +205,8 @@ ModelFiles openModelFiles(const std::string& path) {
     if (fs::is_directory(path, error))
         openHuggingFace(files);
     else if (path.ends_with(".safetensors") || path.ends_with(".json"))
-        throwFileError(path, "pass the model's directory (config.json, *.safetensors), not one file");
+        throwFileError(path,
+                       "pass the model's directory (config.json, *.safetensors), not one file");
     else if (fs::exists(path, error))
         openGguf(files);
     else

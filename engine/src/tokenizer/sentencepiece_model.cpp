@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/error.h"
+#include "core/utf8.h"
 
 namespace inferlens {
 namespace {
@@ -61,6 +62,8 @@ void validateVocabulary(const std::vector<VocabEntry>& entries, const std::strin
         const std::string where = "token " + std::to_string(id);
         if (entry.piece.empty())
             throwFileError(source, where + " is empty");
+        if (!isValidUtf8(entry.piece))
+            throwFileError(source, where + " is not valid UTF-8");
         if (!seen.insert(entry.piece).second)
             throwFileError(source, where + " '" + entry.piece + "' appears twice");
         const auto type = static_cast<int32_t>(entry.type);
@@ -134,7 +137,8 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> loadSentencePiece(
     auto processor = std::make_unique<sentencepiece::SentencePieceProcessor>();
     const auto status = processor->LoadFromSerializedProto(serializedProto);
     if (!status.ok())
-        throwFileError(source, "sentencepiece rejected the tokenizer: " + status.ToString());
+        throwFileError(source, "not a valid sentencepiece model: sentencepiece rejected it (" +
+                                   status.ToString() + ")");
     return processor;
 }
 
