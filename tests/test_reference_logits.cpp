@@ -114,6 +114,7 @@ class TestReferenceLogits : public QObject {
     void wrongRopePairingIsDetected_data();
     void wrongRopePairingIsDetected();
     void referenceReportsMissingTensor();
+    void tiedLlamaOutputMatchesReference();
 
   private:
     QTemporaryDir dir_;
@@ -240,6 +241,31 @@ void TestReferenceLogits::referenceReportsMissingTensor() {
         QVERIFY2(std::string(e.what()).find("model.layers.2.input_layernorm.weight") !=
                      std::string::npos,
                  e.what());
+    }
+}
+
+// LLaMA with the output layer tied to the token embedding (no lm_head.weight / output.weight).
+void TestReferenceLogits::tiedLlamaOutputMatchesReference() {
+    auto options = modelOptions("llama", inferlens::DType::F16, kShapes[1]);
+    options.tiedOutput = true;
+    const std::vector<int32_t> ids = inferlens::test::testIds(kTokens, kVocab);
+    try {
+        const std::string hfPath = inferlens::test::writeSynthetic(dir_, "tied-hf", options);
+        const std::string ggufPath = dir_.filePath("tied.gguf").toStdString();
+        inferlens::convertModel(inferlens::openModelFiles(hfPath), inferlens::ModelFormat::Gguf,
+                                std::nullopt, ggufPath);
+        QVERIFY(inferlens::openModelFiles(ggufPath).config.tiedOutput);
+        QVERIFY(!inferlens::openModelFiles(ggufPath).tensors.count("output.weight"));
+        const std::vector<double> reference =
+            flatten(inferlens::reference::referenceLogits(hfPath, ids));
+        for (const std::string& path : {hfPath, ggufPath}) {
+            const double error = inferlens::test::normalisedError(
+                inferlens::test::engineLogits(path, ids), reference);
+            qInfo("tied output, %s: normalised error %.3g", path.c_str(), error);
+            QVERIFY(error < kToleranceF16);
+        }
+    } catch (const std::exception& e) {
+        QFAIL(e.what());
     }
 }
 

@@ -80,7 +80,12 @@ int runInfo(const Words& words) {
 
     std::map<std::string, int> dtypeCounts;
     std::printf("tensors (%zu):\n", files.tensors.size());
-    for (const auto& [name, tensor] : files.tensors) {
+    // In the architecture's order (embedding, layer 0, layer 1, ...), not alphabetically.
+    for (const TensorSpec& spec : files.architecture->tensorSpecs(c)) {
+        const auto found = files.tensors.find(spec.ggufName);
+        if (found == files.tensors.end())
+            continue;
+        const auto& [name, tensor] = *found;
         ++dtypeCounts[std::string(dtypeName(tensor.dtype))];
         std::printf("  %-28s %-5s %s\n", name.c_str(), std::string(dtypeName(tensor.dtype)).c_str(),
                     shapeToString(tensor.shape).c_str());

@@ -10,7 +10,7 @@ int runSynth(const Words& words) {
     const Arguments args(words,
                          {"out", "arch", "layers", "hidden", "heads", "kv-heads", "head-dim", "ffn",
                           "vocab", "ctx", "rope-base", "dtype", "seed", "format"},
-                         {});
+                         {"tied-embeddings"});
     SyntheticModelOptions options;
     options.architecture = args.value("arch").value_or(options.architecture);
     options.layers = args.integer("layers", options.layers);
@@ -22,6 +22,7 @@ int runSynth(const Words& words) {
     options.vocab = args.integer("vocab", options.vocab);
     options.context = args.integer("ctx", options.context);
     options.ropeBase = args.number("rope-base", options.ropeBase);
+    options.tiedOutput = args.flag("tied-embeddings");
     options.dtype = args.dtype("dtype").value_or(options.dtype);
     options.seed = uint64_t(args.integer("seed", int64_t(options.seed)));
     options.format = args.format("format").value_or(ModelFormat::Gguf);

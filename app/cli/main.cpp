@@ -25,7 +25,7 @@ commands:
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
            [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
-           [--dtype f32|f16|bf16] [--seed N] [--format gguf|hf]
+           [--dtype f32|f16|bf16] [--seed N] [--format gguf|hf] [--tied-embeddings]
            Write a random-weight model with a sentencepiece tokenizer.
   convert  --model PATH --out PATH --format gguf|hf [--dtype f32|f16|bf16]
            Convert between a GGUF file and a Hugging Face directory.

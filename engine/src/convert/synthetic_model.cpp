@@ -71,6 +71,9 @@ void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path
     c.ropeBase = o.ropeBase;
     c.rmsNormEps = 1e-5;
     c.qkvBias = o.architecture == "chatglm";
+    if (o.tiedOutput && o.architecture != "llama")
+        throw Error("--tied-embeddings: only LLaMA models tie the output layer to the embedding");
+    c.tiedOutput = o.tiedOutput;
     validateConfig(c, "synthetic model");
 
     const auto specials = model.architecture->specialsAfterPieces();

@@ -22,6 +22,7 @@ struct SyntheticModelOptions {
     int64_t vocab = 320;
     int64_t context = 256;
     double ropeBase = 10000.0;
+    bool tiedOutput = false;  // LLaMA only: the output layer reuses the token embedding
     DType dtype = DType::F32;
     uint64_t seed = 1;
     ModelFormat format = ModelFormat::Gguf;
