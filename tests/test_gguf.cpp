@@ -125,6 +125,26 @@ class TestGguf : public QObject {
         QCOMPARE(ne[1], int64_t(3));
     }
 
+    void version2FilesAreRead() {
+        // Version 2 has the same layout as 3 (64-bit counts and lengths); only the number differs.
+        QTemporaryDir dir;
+        const std::string path = dir.filePath("v2.gguf").toStdString();
+        GgufWriter writer;
+        writer.set("general.name", {std::string("v2")});
+        writer.addTensor(sequenceTensor("t", DType::F16, {2, 4}));
+        writer.write(path);
+        QFile file(QString::fromStdString(path));
+        QVERIFY(file.open(QIODevice::ReadWrite));
+        QVERIFY(file.seek(4));
+        const uint32_t version = 2;
+        QCOMPARE(file.write(reinterpret_cast<const char*>(&version), 4), qint64(4));
+        file.close();
+        const GgufFile v2(path);
+        QCOMPARE(v2.version(), 2u);
+        QCOMPARE(QString::fromStdString(v2.requireString("general.name")), QString("v2"));
+        QCOMPARE(v2.tensors().at(0).shape, (std::vector<int64_t>{2, 4}));
+    }
+
     void failedWriteLeavesNoFile() {
         QTemporaryDir dir;
         const std::string path = dir.filePath("partial.gguf").toStdString();

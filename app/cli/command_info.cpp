@@ -47,6 +47,8 @@ int runInfo(const Words& words) {
     std::printf("format:       %s\n", files.format == ModelFormat::Gguf
                                           ? "GGUF"
                                           : "Hugging Face directory (safetensors)");
+    for (const auto& file : files.weightFiles)
+        std::printf("weights file: %s\n", file.c_str());
     std::printf("architecture: %s\n", c.architecture.c_str());
     std::printf("layers:       %lld\n", (long long)c.layerCount);
     std::printf("hidden size:  %lld\n", (long long)c.hiddenSize);

@@ -20,18 +20,6 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
 
 }  // namespace
 
-const char* finishReasonName(FinishReason reason) {
-    switch (reason) {
-        case FinishReason::EndOfSequence:
-            return "end of sequence";
-        case FinishReason::MaxTokens:
-            return "max tokens";
-        case FinishReason::ContextFull:
-            return "context full";
-    }
-    return "unknown";
-}
-
 Generator::Generator(const Model& model, GeneratorOptions options)
     : model_(model),
       options_(options),

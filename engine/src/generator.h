@@ -21,7 +21,6 @@ struct GeneratorOptions {
 };
 
 enum class FinishReason { EndOfSequence, MaxTokens, ContextFull };
-const char* finishReasonName(FinishReason reason);
 
 struct Generation {
     std::vector<int32_t> tokens;  // the new tokens only
