@@ -82,6 +82,10 @@ void openGguf(ModelFiles& files) {
     validateConfig(files.config, files.path);
     bindSpecs(files, raw, false);
 
+    if (gguf->find("general.name"))
+        files.modelName = gguf->requireString("general.name");
+    if (gguf->find("tokenizer.chat_template"))
+        files.chatTemplate = gguf->requireString("tokenizer.chat_template");
     files.vocabulary = readGgufVocabulary(*gguf);
     if (!files.vocabulary)
         return;
@@ -194,6 +198,15 @@ void openHuggingFace(ModelFiles& files) {
     const RawTensors raw = readSafetensors(files, directory);
     bindSpecs(files, raw, true);
     openHfTokenizer(files, directory);
+    if (const auto name = json.find("_name_or_path"); name != json.end() && name->is_string())
+        files.modelName = name->get<std::string>();
+    const fs::path tokenizerConfig = directory / "tokenizer_config.json";
+    if (fs::exists(tokenizerConfig)) {
+        const auto settings = readJsonFile(tokenizerConfig.string());
+        if (const auto chat = settings.find("chat_template");
+            chat != settings.end() && chat->is_string())
+            files.chatTemplate = chat->get<std::string>();
+    }
 }
 
 }  // namespace

@@ -38,6 +38,12 @@ struct ModelFiles {
     int64_t pieceCount = 0;
     std::shared_ptr<sentencepiece::SentencePieceProcessor> tokenizer;
 
+    // Hints for choosing a chat template: the model's name (GGUF general.name, or config.json's
+    // _name_or_path) and its Jinja chat template (GGUF tokenizer.chat_template, or
+    // tokenizer_config.json's chat_template), empty when absent.
+    std::string modelName;
+    std::string chatTemplate;
+
     std::vector<std::shared_ptr<const void>> owners;  // the mapped files the views point into
 
     int64_t parameterCount() const;
