@@ -19,11 +19,12 @@ class TestKvCache : public QObject {
         KvCache cache(28, 2, 32, 128, 4096);
         QCOMPARE(cache.stats().bytesAllocated, int64_t(0));
         for (int token = 0; token < 17; ++token) {
+            cache.reserve(1);
             for (int layer = 0; layer < 28; ++layer) {
-                cache.pendingKey(layer)[0] = float(token);
-                cache.pendingValue(layer)[255] = -float(token);
+                cache.keyRow(layer, token)[0] = float(token);
+                cache.valueRow(layer, token)[255] = -float(token);
             }
-            cache.commitToken();
+            cache.commit(1);
         }
         const KvCacheStats stats = cache.stats();
         const int64_t perTokenPerLayer = 2 * 2 * 128 * 4;  // K and V, 2 groups × 128, f32
@@ -33,19 +34,23 @@ class TestKvCache : public QObject {
         QCOMPARE(stats.bytesUsed, 28 * 17 * perTokenPerLayer);
         QCOMPARE(stats.bytesAllocatedPerLayer[0], 256 * perTokenPerLayer);  // grows by 256 tokens
         QCOMPARE(stats.bytesUsedFullMultiHead, stats.bytesUsed * 16);       // 32 heads / 2 groups
-        QCOMPARE(cache.keys(3)[16 * 256], 16.0f);
+        QCOMPARE(cache.keys(3, 17)[16 * 256], 16.0f);
+        QCOMPARE(cache.values(27, 17)[16 * 256 + 255], -16.0f);
     }
 
     void growsInBlocksUpToTheCapacityAndThenRefuses() {
         KvCache cache(1, 1, 1, 2, 300);
-        for (int token = 0; token < 300; ++token) {
-            cache.pendingKey(0);
-            cache.pendingValue(0);
-            cache.commitToken();
+        cache.reserve(100);  // a 100-token prefill
+        cache.commit(100);
+        QCOMPARE(cache.stats().bytesAllocated, int64_t(256 * 2 * 2 * 4));
+        for (int token = 100; token < 300; ++token) {
+            cache.reserve(1);
+            cache.commit(1);
         }
         QVERIFY(cache.full());
         QCOMPARE(cache.stats().bytesAllocated, int64_t(300 * 2 * 2 * 4));  // capped at capacity
-        QVERIFY_THROWS_EXCEPTION(Error, cache.pendingKey(0));
+        QVERIFY_THROWS_EXCEPTION(Error, cache.reserve(1));
+        QVERIFY_THROWS_EXCEPTION(Error, cache.commit(1));
         cache.clear();
         QCOMPARE(cache.size(), int64_t(0));
         QVERIFY(!cache.full());
@@ -83,16 +88,18 @@ class TestKvCache : public QObject {
         QTemporaryDir dir;
         const auto path = test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{});
         const Model model = Model::open(path);
+        GreedyChooser greedy;
         for (const bool useCache : {true, false}) {
             Generator generator(model, {.contextSize = 6, .useKvCache = useCache});
             QCOMPARE(generator.contextSize(), int64_t(6));
             const std::vector<int32_t> prompt{5, 6, 7, 8};
-            const Generation result = generator.generate(prompt, 100, argmax, {});
+            const Generation result = generator.generate(prompt, 100, greedy, {});
             QCOMPARE(result.reason, FinishReason::ContextFull);
             QCOMPARE(result.tokens.size(), size_t(3));  // positions 4 and 5 fed, a 3rd chosen
             QCOMPARE(generator.tokenCount(), int64_t(6));
             std::vector<float> logits(model.config().vocabSize);
-            QVERIFY_THROWS_EXCEPTION(Error, generator.step(1, logits));
+            const int32_t one[] = {1};
+            QVERIFY_THROWS_EXCEPTION(Error, generator.step(one, logits));
         }
     }
 
@@ -102,11 +109,12 @@ class TestKvCache : public QObject {
         const Model model = Model::open(path);
         Generator generator(model);
         const std::vector<int32_t> prompt{9, 10};
-        const Generation greedy = generator.generate(prompt, 5, argmax, {});
+        GreedyChooser chooser;
+        const Generation greedy = generator.generate(prompt, 5, chooser, {});
         QCOMPARE(greedy.reason, FinishReason::MaxTokens);
         QCOMPARE(greedy.tokens.size(), size_t(5));
         generator.reset();
-        const Generation stopped = generator.generate(prompt, 5, argmax, {greedy.tokens[2]});
+        const Generation stopped = generator.generate(prompt, 5, chooser, {greedy.tokens[2]});
         QCOMPARE(stopped.reason, FinishReason::EndOfSequence);
         QCOMPARE(stopped.tokens,
                  std::vector<int32_t>(greedy.tokens.begin(), greedy.tokens.begin() + 3));

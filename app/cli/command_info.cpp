@@ -72,8 +72,8 @@ int runInfo(const Words& words) {
     else
         std::printf("tokenizer:    none in this model\n");
     KvCache oneToken(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 1);
-    oneToken.pendingKey(0);
-    oneToken.commitToken();
+    oneToken.reserve(1);
+    oneToken.commit(1);
     const KvCacheStats stats = oneToken.stats();
     std::printf("kv cache:     %s per token (f32); %s if every head had its own K/V\n",
                 humanBytes(stats.bytesUsed).c_str(),

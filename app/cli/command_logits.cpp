@@ -21,10 +21,10 @@ int runLogits(const Words& words) {
         throw Error(std::to_string(ids.size()) + " ids do not fit in the context of " +
                     std::to_string(generator.contextSize()) + " tokens (--ctx-size)");
 
+    // One prefill step over all ids, keeping every position's logits.
     const int64_t vocab = model.config().vocabSize;
     std::vector<float> logits(ids.size() * size_t(vocab));
-    for (size_t i = 0; i < ids.size(); ++i)
-        generator.step(ids[i], std::span(logits).subspan(i * size_t(vocab), size_t(vocab)));
+    generator.step(ids, logits);
     writeNpyFloat32(out, {int64_t(ids.size()), vocab}, logits);
     std::printf("wrote %s: logits [%zu, %lld]; greedy next token after the last id: %d\n",
                 out.c_str(), ids.size(), static_cast<long long>(vocab),

@@ -1,11 +1,20 @@
 #include "generator.h"
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 
+#include "attention_capture.h"
 #include "core/error.h"
 
 namespace inferlens {
 namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
     if (requested < 0)
@@ -20,73 +29,152 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
 
 }  // namespace
 
-Generator::Generator(const Model& model, GeneratorOptions options)
+Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* probes,
+                     GenerationControl* control)
     : model_(model),
       options_(options),
+      probes_(probes),
+      control_(control),
       cache_(model.config().layerCount, model.config().kvHeadCount, model.config().headCount,
              model.config().headDim, resolveContextSize(model.config(), options.contextSize)),
-      scratch_(model.config()),
-      residual_(model.config().hiddenSize) {}
+      scratch_(model.config()) {}
 
-void Generator::runToken(int32_t token, int64_t position, std::span<float> logits) {
-    model_.embed(token, residual_);
-    for (int64_t layer = 0; layer < model_.config().layerCount; ++layer)
-        model_.forwardLayer(layer, position, residual_, cache_, scratch_);
-    cache_.commitToken();
-    if (!logits.empty())
-        model_.computeLogits(residual_, logits, scratch_);
+bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
+    const auto count = int64_t(tokens.size());
+    const int64_t vocab = model_.config().vocabSize;
+    if (count == 0)
+        throw Error("a step needs at least one token");
+    if (count > contextSize() - tokenCount())
+        throw Error("the context is full: " + std::to_string(tokenCount()) + " of " +
+                    std::to_string(contextSize()) + " tokens used, " + std::to_string(count) +
+                    " more do not fit");
+    if (int64_t(logits.size()) != vocab && int64_t(logits.size()) != count * vocab)
+        throw Error("the logits buffer must hold one row or one row per token");
+    if (probes_ != nullptr)
+        probes_->refresh();
+
+    StepEvent event{stepIndex_, tokenCount(), count,
+                    stepIndex_ == 0 ? StepPhase::Prefill : StepPhase::Decode, 0};
+    const auto start = Clock::now();
+    if (probes_ != nullptr && probes_->steps())
+        probes_->each([](const ProbeInterest& i) { return i.steps; },
+                      [&](Probe& probe) { probe.onStepBegin(event); });
+
+    const size_t kept = history_.size();
+    history_.insert(history_.end(), tokens.begin(), tokens.end());
+    const int64_t logitRows = int64_t(logits.size()) / vocab;
+    bool completed;
+    if (options_.useKvCache) {
+        completed = runLayers(tokens, event.firstPosition, event, logits, logitRows);
+    } else {
+        // Without a cache nothing of earlier steps is kept: rerun the whole sequence.
+        cache_.clear();
+        completed = runLayers(history_, 0, event, logits, logitRows);
+    }
+    if (!completed) {
+        history_.resize(kept);
+        return false;
+    }
+
+    event.seconds = secondsSince(start);
+    if (probes_ != nullptr && probes_->kvCache()) {
+        const KvCacheStats stats = cache_.stats();
+        probes_->each([](const ProbeInterest& i) { return i.kvCache; },
+                      [&](Probe& probe) { probe.onKvCache(event.index, stats); });
+    }
+    if (probes_ != nullptr && probes_->steps())
+        probes_->each([](const ProbeInterest& i) { return i.steps; },
+                      [&](Probe& probe) { probe.onStepEnd(event); });
+    ++stepIndex_;
+    return true;
 }
 
-void Generator::step(int32_t token, std::span<float> logits) {
-    if (contextFull())
-        throw Error("the context is full (" + std::to_string(contextSize()) + " tokens)");
-    history_.push_back(token);
-    if (options_.useKvCache) {
-        runToken(token, tokenCount() - 1, logits);
-        return;
+bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition, StepEvent& event,
+                          std::span<float> logits, int64_t logitRows) {
+    const ModelConfig& c = model_.config();
+    const auto count = int64_t(tokens.size());
+    const auto hidden = size_t(c.hiddenSize);
+    residual_.resize(size_t(count) * hidden);
+    for (int64_t i = 0; i < count; ++i)
+        model_.embed(tokens[i], std::span(residual_).subspan(size_t(i) * hidden, hidden));
+    cache_.reserve(count);
+
+    std::optional<AttentionCapture> attention;
+    if (probes_ != nullptr && probes_->anyAttention())
+        attention.emplace(*probes_, event.index, firstPosition, count);
+    for (int64_t layer = 0; layer < c.layerCount; ++layer) {
+        if (control_ != nullptr && !control_->checkpoint())
+            return false;
+        const auto start = Clock::now();
+        model_.forwardLayer(layer, firstPosition, residual_, cache_, scratch_,
+                            attention ? &*attention : nullptr);
+        if (attention)
+            attention->deliver(layer);
+        if (probes_ != nullptr && probes_->layers()) {
+            const LayerEvent layerEvent{event.index, layer, secondsSince(start)};
+            probes_->each([](const ProbeInterest& i) { return i.layers; },
+                          [&](Probe& probe) { probe.onLayerEnd(layerEvent); });
+        }
     }
-    // Without a cache nothing of earlier steps is kept: rerun the whole sequence.
-    cache_.clear();
-    for (int64_t position = 0; position < tokenCount(); ++position) {
-        const bool last = position + 1 == tokenCount();
-        runToken(history_[position], position, last ? logits : std::span<float>{});
+    cache_.commit(count);
+
+    const auto vocab = size_t(c.vocabSize);
+    for (int64_t row = 0; row < logitRows; ++row) {
+        const int64_t token = count - logitRows + row;
+        model_.computeLogits(std::span(residual_).subspan(size_t(token) * hidden, hidden),
+                             logits.subspan(size_t(row) * vocab, vocab), scratch_);
     }
+    return true;
 }
 
 Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
-                               const TokenChooser& choose,
+                               TokenChooser& chooser,
                                const std::unordered_set<int32_t>& stopTokens) {
     if (prompt.empty())
         throw Error("the prompt has no tokens");
     Generation result;
-    std::vector<float> logits(model_.config().vocabSize);
-    for (int32_t token : prompt) {
-        if (contextFull()) {
-            result.reason = FinishReason::ContextFull;
-            return result;
-        }
-        step(token, logits);
-    }
+    if (int64_t(prompt.size()) > contextSize() - tokenCount())
+        return finish(std::move(result), FinishReason::ContextFull);
+    std::vector<float> logits(size_t(model_.config().vocabSize));
+    if (!step(prompt, logits))
+        return finish(std::move(result), FinishReason::Cancelled);
     while (int64_t(result.tokens.size()) < maxNewTokens) {
-        const int32_t next = choose(logits);
+        const bool traced = probes_ != nullptr && probes_->sampling();
+        const int32_t next = chooser.choose(logits, history_, traced);
+        if (traced && chooser.lastTrace() != nullptr)
+            probes_->each(
+                [](const ProbeInterest& i) { return i.sampling; },
+                [&](Probe& probe) { probe.onSampling(stepIndex_ - 1, *chooser.lastTrace()); });
         result.tokens.push_back(next);
-        if (stopTokens.count(next)) {
-            result.reason = FinishReason::EndOfSequence;
-            return result;
-        }
-        if (contextFull()) {
-            result.reason = FinishReason::ContextFull;
-            return result;
-        }
-        step(next, logits);
+        if (stopTokens.count(next))
+            return finish(std::move(result), FinishReason::EndOfSequence);
+        if (contextFull())
+            return finish(std::move(result), FinishReason::ContextFull);
+        const int32_t token[] = {next};
+        if (!step(token, logits))
+            return finish(std::move(result), FinishReason::Cancelled);
     }
-    result.reason = FinishReason::MaxTokens;
+    return finish(std::move(result), FinishReason::MaxTokens);
+}
+
+Generation Generator::finish(Generation result, FinishReason reason) {
+    result.reason = reason;
+    if (probes_ != nullptr && probes_->finished()) {
+        const FinishedEvent event{reason, int64_t(result.tokens.size())};
+        probes_->each([](const ProbeInterest& i) { return i.finished; },
+                      [&](Probe& probe) { probe.onFinished(event); });
+    }
     return result;
 }
 
 void Generator::reset() {
     cache_.clear();
     history_.clear();
+    stepIndex_ = 0;
+}
+
+int32_t GreedyChooser::choose(std::span<const float> logits, std::span<const int32_t>, bool) {
+    return argmax(logits);
 }
 
 int32_t argmax(std::span<const float> logits) {

@@ -1,17 +1,20 @@
 #pragma once
-// The autoregressive double loop. The outer loop runs over tokens (the prompt, then each new
-// token); for every token the inner loop runs it through all layers, then the final norm and LM
-// head give the logits of the next token. With the KV cache on, each step runs only the new token;
-// with it off, each step recomputes the whole sequence from scratch — slower, same logits.
+// The autoregressive double loop. The outer loop runs over steps: one prefill step for the prompt,
+// then one decode step per new token; inside every step the inner loop runs the step's tokens
+// through all layers, then the final norm and LM head give the logits of the next token. With the
+// KV cache on, a decode step runs only the new token; with it off, every step recomputes the whole
+// sequence from scratch — slower, same logits. Probes are told about each step and layer;
+// cancellation and pause are checked between layers.
 
 #include <cstdint>
-#include <functional>
 #include <span>
 #include <unordered_set>
 #include <vector>
 
+#include "generation_control.h"
 #include "kv_cache.h"
 #include "models/model.h"
+#include "probe.h"
 
 namespace inferlens {
 
@@ -20,46 +23,69 @@ struct GeneratorOptions {
     bool useKvCache = true;
 };
 
-enum class FinishReason { EndOfSequence, MaxTokens, ContextFull };
-
 struct Generation {
     std::vector<int32_t> tokens;  // the new tokens only
     FinishReason reason = FinishReason::MaxTokens;
 };
 
-// Picks the next token from the logits (greedy, or the sampler chain).
-using TokenChooser = std::function<int32_t(std::span<const float> logits)>;
+// Picks the next token from the logits and the sequence so far: the sampler chain
+// (sampling/sampler.h) or greedy.
+class TokenChooser {
+  public:
+    virtual ~TokenChooser() = default;
+    // `traced`: a probe wants this choice's SamplingTrace, to be read from lastTrace().
+    virtual int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
+                           bool traced) = 0;
+    virtual const SamplingTrace* lastTrace() const { return nullptr; }
+};
+
+class GreedyChooser final : public TokenChooser {
+  public:
+    int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
+                   bool traced) override;
+};
 
 class Generator {
   public:
-    Generator(const Model& model, GeneratorOptions options = {});
+    // `probes` and `control` are optional and must outlive the generator.
+    Generator(const Model& model, GeneratorOptions options = {}, ProbeSet* probes = nullptr,
+              GenerationControl* control = nullptr);
 
     int64_t contextSize() const { return cache_.capacity(); }
     int64_t tokenCount() const { return int64_t(history_.size()); }
     bool contextFull() const { return tokenCount() >= contextSize(); }
     const KvCache& cache() const { return cache_; }
+    const std::vector<int32_t>& history() const { return history_; }
 
-    // Appends `token` at the next position and writes the logits of the token after it. Throws
-    // Error when the context is full (check contextFull() first).
-    void step(int32_t token, std::span<float> logits);
-    // The outer loop: feeds the prompt, then chooses and feeds new tokens until one of
-    // `stopTokens`, `maxNewTokens` new tokens, or a full context.
+    // One step of the outer loop: runs `tokens` at the next positions and writes the logits of the
+    // last one (logits.size() == vocab) or of every one (tokens × vocab, row-major). Returns false
+    // when cancelled (nothing of the step is kept). Throws Error if the tokens do not fit.
+    bool step(std::span<const int32_t> tokens, std::span<float> logits);
+    // The whole outer loop: the prompt, then chosen tokens until one of `stopTokens`,
+    // `maxNewTokens` new tokens, a full context, or cancellation.
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
-                        const TokenChooser& choose, const std::unordered_set<int32_t>& stopTokens);
+                        TokenChooser& chooser, const std::unordered_set<int32_t>& stopTokens);
     void reset();
 
   private:
-    // The inner loop: one token through every layer, then (if logits is not empty) the LM head.
-    void runToken(int32_t token, int64_t position, std::span<float> logits);
+    // The inner loop: tokens at firstPosition.. through every layer, then the LM head for the
+    // last `logitRows` of them. Returns false when cancelled.
+    bool runLayers(std::span<const int32_t> tokens, int64_t firstPosition, StepEvent& event,
+                   std::span<float> logits, int64_t logitRows);
+    Generation finish(Generation result, FinishReason reason);
 
     const Model& model_;
     GeneratorOptions options_;
+    ProbeSet* probes_;
+    GenerationControl* control_;
     KvCache cache_;
     ForwardScratch scratch_;
-    std::vector<float> residual_;  // [H]: the residual stream of the token being run
+    std::vector<float> residual_;  // [tokens, H]: the residual streams of the step's tokens
     std::vector<int32_t> history_;
+    int64_t stepIndex_ = 0;
 };
 
+// Greedy choice: the index of the largest logit.
 int32_t argmax(std::span<const float> logits);
 
 }  // namespace inferlens

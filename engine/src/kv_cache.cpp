@@ -19,40 +19,52 @@ KvCache::KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int
         throw Error("context size must be at least 1, got " + std::to_string(capacity));
 }
 
-void KvCache::ensureRoomForPending() {
-    if (size_ >= capacity_)
-        throw Error("the KV cache is full (" + std::to_string(capacity_) + " tokens)");
-    if (size_ < allocatedTokens_)
+void KvCache::reserve(int64_t count) {
+    if (count < 0 || count > capacity_ - size_)
+        throw Error("the KV cache is full: " + std::to_string(size_) + " of " +
+                    std::to_string(capacity_) + " tokens held, " + std::to_string(count) +
+                    " more do not fit");
+    const int64_t needed = size_ + count;
+    if (needed <= allocatedTokens_)
         return;
-    allocatedTokens_ = std::min(capacity_, allocatedTokens_ + kGrowthTokens);
+    const int64_t blocks = (needed + kGrowthTokens - 1) / kGrowthTokens;
+    allocatedTokens_ = std::min(capacity_, blocks * kGrowthTokens);
     for (int64_t layer = 0; layer < layerCount_; ++layer) {
-        keys_[layer].resize(allocatedTokens_ * rowWidth_);
-        values_[layer].resize(allocatedTokens_ * rowWidth_);
+        keys_[layer].resize(size_t(allocatedTokens_ * rowWidth_));
+        values_[layer].resize(size_t(allocatedTokens_ * rowWidth_));
     }
 }
 
-std::span<float> KvCache::pendingKey(int64_t layer) {
-    ensureRoomForPending();
-    return {keys_[layer].data() + size_ * rowWidth_, size_t(rowWidth_)};
+void KvCache::checkReserved(int64_t position) const {
+    if (position < 0 || position >= allocatedTokens_)
+        throw Error("KV cache position " + std::to_string(position) + " was not reserved");
 }
 
-std::span<float> KvCache::pendingValue(int64_t layer) {
-    ensureRoomForPending();
-    return {values_[layer].data() + size_ * rowWidth_, size_t(rowWidth_)};
+std::span<float> KvCache::keyRow(int64_t layer, int64_t position) {
+    checkReserved(position);
+    return {keys_[layer].data() + position * rowWidth_, size_t(rowWidth_)};
 }
 
-std::span<const float> KvCache::keys(int64_t layer) const {
-    return {keys_[layer].data(), size_t((size_ + 1) * rowWidth_)};
+std::span<float> KvCache::valueRow(int64_t layer, int64_t position) {
+    checkReserved(position);
+    return {values_[layer].data() + position * rowWidth_, size_t(rowWidth_)};
 }
 
-std::span<const float> KvCache::values(int64_t layer) const {
-    return {values_[layer].data(), size_t((size_ + 1) * rowWidth_)};
+std::span<const float> KvCache::keys(int64_t layer, int64_t count) const {
+    checkReserved(count - 1);
+    return {keys_[layer].data(), size_t(count * rowWidth_)};
 }
 
-void KvCache::commitToken() {
-    if (size_ >= capacity_)
-        throw Error("the KV cache is full (" + std::to_string(capacity_) + " tokens)");
-    ++size_;
+std::span<const float> KvCache::values(int64_t layer, int64_t count) const {
+    checkReserved(count - 1);
+    return {values_[layer].data(), size_t(count * rowWidth_)};
+}
+
+void KvCache::commit(int64_t count) {
+    if (count < 0 || size_ + count > allocatedTokens_)
+        throw Error("committing " + std::to_string(count) +
+                    " KV cache rows that were not reserved");
+    size_ += count;
 }
 
 void KvCache::clear() {

@@ -1,9 +1,12 @@
 #pragma once
 // The KV cache: for every layer, the rotated keys and the values of every token processed so far,
 // [tokens, kv_heads × head_dim] in f32. Storage grows in blocks of tokens up to a fixed capacity
-// (the context size), so "allocated" and "used" differ and both are reported. A token's K/V rows
-// are written layer by layer while the token runs, and the token counts as held once commitToken()
-// is called after its last layer.
+// (the context size), so "allocated" and "used" differ and both are reported.
+//
+// A step (the prompt, or one new token) first reserves room for its tokens, then every layer writes
+// the K/V rows of those tokens at positions size() .. size() + count − 1, and the step commits them
+// after its last layer. Until then they are not counted, so a cancelled step leaves the cache as it
+// was.
 
 #include <cstdint>
 #include <span>
@@ -33,20 +36,22 @@ class KvCache {
     bool full() const { return size_ >= capacity_; }
     int64_t rowWidth() const { return rowWidth_; }
 
-    // The K and V rows of the token at position size(), to be written by `layer`.
-    std::span<float> pendingKey(int64_t layer);
-    std::span<float> pendingValue(int64_t layer);
-    // K and V rows of position 0 .. size() (the pending token included), [positions, rowWidth].
-    std::span<const float> keys(int64_t layer) const;
-    std::span<const float> values(int64_t layer) const;
+    // Makes room for `count` tokens after the committed ones; throws Error past the capacity.
+    void reserve(int64_t count);
+    // The K and V rows of one reserved position, written by `layer`.
+    std::span<float> keyRow(int64_t layer, int64_t position);
+    std::span<float> valueRow(int64_t layer, int64_t position);
+    // K and V rows of positions 0 .. count − 1, [count, rowWidth].
+    std::span<const float> keys(int64_t layer, int64_t count) const;
+    std::span<const float> values(int64_t layer, int64_t count) const;
 
-    void commitToken();
+    void commit(int64_t count);
     void clear();  // forgets all tokens; keeps the allocation
     KvCacheStats stats() const;
 
   private:
     static constexpr int64_t kGrowthTokens = 256;
-    void ensureRoomForPending();
+    void checkReserved(int64_t position) const;
 
     int64_t layerCount_, headCount_, headDim_, rowWidth_, capacity_;
     int64_t size_ = 0;

@@ -24,10 +24,12 @@ std::vector<float> engineLogits(const std::string& modelPath, const std::vector<
     GeneratorOptions options;
     options.useKvCache = useKvCache;
     Generator generator(model, options);
+    // One step per id, as a decode loop would run them (the logits command runs them as one
+    // prefill step; test_cli checks that both give the same numbers).
     const auto vocab = size_t(model.config().vocabSize);
     std::vector<float> logits(ids.size() * vocab);
     for (size_t i = 0; i < ids.size(); ++i)
-        generator.step(ids[i], std::span(logits).subspan(i * vocab, vocab));
+        generator.step(std::span(ids).subspan(i, 1), std::span(logits).subspan(i * vocab, vocab));
     return logits;
 }
 

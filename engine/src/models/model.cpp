@@ -34,17 +34,29 @@ void Model::embed(int32_t token, std::span<float> x) const {
     decodeRow(table.dtype, table.row(token), x);
 }
 
-void Model::forwardLayer(int64_t layerIndex, int64_t position, std::span<float> x, KvCache& cache,
-                         ForwardScratch& s) const {
+void Model::forwardLayer(int64_t layerIndex, int64_t firstPosition, std::span<float> x,
+                         KvCache& cache, ForwardScratch& s, AttentionRecorder* recorder) const {
     const LayerWeights& layer = weights_.layers[layerIndex];
-    const ModelConfig& c = config();
-    if (position != cache.size())
-        throw Error("position " + std::to_string(position) + " does not follow the " +
+    const auto hidden = size_t(config().hiddenSize);
+    if (firstPosition != cache.size())
+        throw Error("position " + std::to_string(firstPosition) + " does not follow the " +
                     std::to_string(cache.size()) + " tokens in the KV cache");
+    // Token by token in position order: each token's attention reads the K/V that the tokens
+    // before it wrote to the cache in this same layer, which is the causal mask.
+    const auto count = int64_t(x.size() / hidden);
+    for (int64_t i = 0; i < count; ++i)
+        forwardToken(layer, layerIndex, firstPosition + i, x.subspan(size_t(i) * hidden, hidden),
+                     cache, s, recorder);
+}
+
+void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t position,
+                         std::span<float> x, KvCache& cache, ForwardScratch& s,
+                         AttentionRecorder* recorder) const {
+    const ModelConfig& c = config();
 
     // Attention block: x += Wo · attention(RMSNorm(x))
     rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed);
-    attention(layer, layerIndex, position, cache, s);
+    attention(layer, layerIndex, position, cache, s, recorder);
     matVec(layer.attentionOutput, s.attended, s.projected);
     for (int64_t i = 0; i < c.hiddenSize; ++i)
         x[i] += s.projected[i];
@@ -60,15 +72,15 @@ void Model::forwardLayer(int64_t layerIndex, int64_t position, std::span<float> 
 }
 
 void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t position,
-                      KvCache& cache, ForwardScratch& s) const {
+                      KvCache& cache, ForwardScratch& s, AttentionRecorder* recorder) const {
     const ModelConfig& c = config();
     const int64_t headDim = c.headDim;
     const size_t dim = size_t(headDim);
 
     // Q, K, V projections (+ bias for GLM), RoPE on Q and K; K and V of this token go to the cache
     // (the cache holds rotated keys).
-    std::span<float> key = cache.pendingKey(layerIndex);
-    std::span<float> value = cache.pendingValue(layerIndex);
+    std::span<float> key = cache.keyRow(layerIndex, position);
+    std::span<float> value = cache.valueRow(layerIndex, position);
     matVec(layer.query, s.normed, s.query);
     matVec(layer.key, s.normed, key);
     matVec(layer.value, s.normed, value);
@@ -85,8 +97,8 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
         applyRope(key.subspan(g * dim, dim), position, c.ropeDims, c.ropeBase, c.ropePairing);
 
     // Causal attention of each query head over positions 0..position of its KV group.
-    const std::span<const float> keys = cache.keys(layerIndex);
-    const std::span<const float> values = cache.values(layerIndex);
+    const std::span<const float> keys = cache.keys(layerIndex, position + 1);
+    const std::span<const float> values = cache.values(layerIndex, position + 1);
     const int64_t width = cache.rowWidth();
     const int64_t headsPerGroup = c.headCount / c.kvHeadCount;
     const float scale = float(1.0 / std::sqrt(double(headDim)));
@@ -102,6 +114,8 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
             s.scores[t] = dot * scale;
         }
         softmaxInPlace(s.scores);
+        if (recorder != nullptr && recorder->wantsHead(layerIndex, h))
+            recorder->record(layerIndex, h, position, s.scores);
         float* out = s.attended.data() + h * headDim;
         std::fill(out, out + headDim, 0.0f);
         for (int64_t t = 0; t <= position; ++t) {

@@ -15,6 +15,17 @@ namespace inferlens {
 
 class KvCache;
 
+// Receives attention weights while a layer runs, for the heads it asks for (the probes' way in;
+// with no recorder the forward pass does no extra work).
+class AttentionRecorder {
+  public:
+    virtual ~AttentionRecorder() = default;
+    virtual bool wantsHead(int64_t layer, int64_t head) const = 0;
+    // Softmax weights of the query at `position` over key positions 0 .. position.
+    virtual void record(int64_t layer, int64_t head, int64_t position,
+                        std::span<const float> weights) = 0;
+};
+
 // Activations of one token, sized once per model and reused for every token and layer.
 struct ForwardScratch {
     explicit ForwardScratch(const ModelConfig& config);
@@ -37,16 +48,20 @@ class Model {
 
     // x = the embedding of `token`; throws Error for an id outside the vocabulary.
     void embed(int32_t token, std::span<float> x) const;
-    // One decoder layer on the residual stream x of the token at `position`; its K/V go to `cache`.
-    void forwardLayer(int64_t layer, int64_t position, std::span<float> x, KvCache& cache,
-                      ForwardScratch& scratch) const;
+    // One decoder layer on the residual streams x [count, H] of the tokens at positions
+    // firstPosition .. firstPosition + count − 1 (reserved in `cache`, where their K/V go).
+    void forwardLayer(int64_t layer, int64_t firstPosition, std::span<float> x, KvCache& cache,
+                      ForwardScratch& scratch, AttentionRecorder* recorder = nullptr) const;
     // logits = output · final_norm(x)
     void computeLogits(std::span<const float> x, std::span<float> logits,
                        ForwardScratch& scratch) const;
 
   private:
+    void forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t position,
+                      std::span<float> x, KvCache& cache, ForwardScratch& scratch,
+                      AttentionRecorder* recorder) const;
     void attention(const LayerWeights& layer, int64_t layerIndex, int64_t position, KvCache& cache,
-                   ForwardScratch& scratch) const;
+                   ForwardScratch& scratch, AttentionRecorder* recorder) const;
 
     ModelFiles files_;
     DecoderWeights weights_;

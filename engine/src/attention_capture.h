@@ -1,0 +1,30 @@
+#pragma once
+// Collects the attention weights that probes asked for while one layer runs over a step's tokens,
+// and hands each (layer, head) block to the probes when the layer is done.
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "models/model.h"
+#include "probe.h"
+
+namespace inferlens {
+
+class AttentionCapture final : public AttentionRecorder {
+  public:
+    AttentionCapture(const ProbeSet& probes, int64_t step, int64_t firstQuery, int64_t queryCount);
+
+    bool wantsHead(int64_t layer, int64_t head) const override;
+    void record(int64_t layer, int64_t head, int64_t position,
+                std::span<const float> weights) override;
+    // Delivers the blocks recorded for `layer` and forgets them.
+    void deliver(int64_t layer);
+
+  private:
+    const ProbeSet& probes_;
+    int64_t step_, firstQuery_, queryCount_, keyCount_;
+    std::map<int64_t, std::vector<float>> blocks_;  // head → [queryCount, keyCount]
+};
+
+}  // namespace inferlens

@@ -1,0 +1,34 @@
+#include "generation_control.h"
+
+namespace inferlens {
+
+void GenerationControl::cancel() {
+    {
+        std::lock_guard lock(mutex_);
+        cancelled_ = true;
+    }
+    changed_.notify_all();
+}
+
+void GenerationControl::pause() {
+    std::lock_guard lock(mutex_);
+    paused_ = true;
+}
+
+void GenerationControl::resume() {
+    {
+        std::lock_guard lock(mutex_);
+        paused_ = false;
+    }
+    changed_.notify_all();
+}
+
+bool GenerationControl::checkpoint() {
+    if (!paused_.load(std::memory_order_relaxed))
+        return !cancelled_.load(std::memory_order_relaxed);
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return !paused_ || cancelled_; });
+    return !cancelled_;
+}
+
+}  // namespace inferlens

@@ -1,0 +1,118 @@
+#pragma once
+// The observer API through which the GUI, `inferlens-cli trace` and the tests watch a generation
+// (DESIGN.md §3). The engine calls probes from the thread that runs it. A subscriber declares what
+// it wants (ProbeInterest); the engine computes only that — with no subscriber, each probe point is
+// one branch on a flag.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "kv_cache.h"
+
+namespace inferlens {
+
+struct TokenizationInfo;  // tokenizer/tokenizer.h
+struct SamplingTrace;     // sampling/sampling_trace.h
+
+// The outer loop's steps: one prefill step runs the whole prompt, then one decode step per token.
+enum class StepPhase { Prefill, Decode };
+
+enum class FinishReason { EndOfSequence, MaxTokens, ContextFull, Cancelled };
+const char* finishReasonName(FinishReason reason);
+
+struct StepEvent {
+    int64_t index = 0;          // 0 for the prefill, then 1, 2, ... for each decoded token
+    int64_t firstPosition = 0;  // position of the step's first token in the sequence
+    int64_t tokenCount = 0;     // tokens run in this step (the prompt length, or 1)
+    StepPhase phase = StepPhase::Prefill;
+    double seconds = 0;  // onStepEnd only: wall time of the step, sampling included
+};
+
+struct LayerEvent {
+    int64_t step = 0;
+    int64_t layer = 0;
+    double seconds = 0;  // this layer, for all of the step's tokens
+};
+
+// Attention weights of one head of one layer for the step's query rows: weights is row-major
+// [queryCount, keyCount] with keyCount = firstQuery + queryCount; row i holds the weights of the
+// query at position firstQuery + i over keys 0 .. firstQuery + i, and zeros after (the causal
+// mask). A prefill delivers the lower-triangular block; a decode step one row.
+struct AttentionEvent {
+    int64_t step = 0;
+    int64_t layer = 0;
+    int64_t head = 0;
+    int64_t firstQuery = 0;
+    int64_t queryCount = 0;
+    int64_t keyCount = 0;
+    std::span<const float> weights;
+};
+
+struct FinishedEvent {
+    FinishReason reason = FinishReason::MaxTokens;
+    int64_t generatedTokens = 0;
+};
+
+struct ProbeInterest {
+    bool tokenization = false;
+    bool steps = false;  // onStepBegin / onStepEnd
+    bool layers = false;
+    bool kvCache = false;
+    bool sampling = false;
+    bool finished = false;
+    // Which (layer, head) attention blocks to deliver; empty: none.
+    std::function<bool(int64_t layer, int64_t head)> attention;
+};
+
+class Probe {
+  public:
+    virtual ~Probe() = default;
+    virtual ProbeInterest interest() const = 0;
+    virtual void onTokenized(const TokenizationInfo&) {}
+    virtual void onStepBegin(const StepEvent&) {}
+    virtual void onLayerEnd(const LayerEvent&) {}
+    virtual void onAttention(const AttentionEvent&) {}
+    virtual void onKvCache(int64_t /*step*/, const KvCacheStats&) {}
+    virtual void onSampling(int64_t /*step*/, const SamplingTrace&) {}
+    virtual void onStepEnd(const StepEvent&) {}
+    virtual void onFinished(const FinishedEvent&) {}
+};
+
+// Fan-out to several probes, with the union of their interests cached in plain flags so that the
+// engine's probe points are single branches.
+class ProbeSet {
+  public:
+    void add(Probe* probe);
+    void remove(Probe* probe);
+    // Re-reads every probe's interest (the engine calls it at the start of each step, so that a
+    // subscriber may change what it wants between steps, e.g. the layer shown in the GUI).
+    void refresh();
+
+    bool tokenization() const { return wants_.tokenization; }
+    bool steps() const { return wants_.steps; }
+    bool layers() const { return wants_.layers; }
+    bool kvCache() const { return wants_.kvCache; }
+    bool sampling() const { return wants_.sampling; }
+    bool finished() const { return wants_.finished; }
+    bool anyAttention() const { return anyAttention_; }
+    bool wantsAttention(int64_t layer, int64_t head) const;
+
+    // Calls `deliver` on each probe whose interest `wanted` says yes.
+    template <typename Wanted, typename Deliver>
+    void each(Wanted wanted, Deliver deliver) const {
+        for (size_t i = 0; i < probes_.size(); ++i)
+            if (wanted(interests_[i]))
+                deliver(*probes_[i]);
+    }
+
+  private:
+    std::vector<Probe*> probes_;
+    std::vector<ProbeInterest> interests_;
+    ProbeInterest wants_;
+    bool anyAttention_ = false;
+};
+
+}  // namespace inferlens
