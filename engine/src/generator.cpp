@@ -148,6 +148,8 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
         result.tokens.push_back(next);
         if (stopTokens.count(next))
             return finish(std::move(result), FinishReason::EndOfSequence);
+        if (int64_t(result.tokens.size()) == maxNewTokens)
+            break;  // the last token is returned, not run: nothing would read its logits
         if (contextFull())
             return finish(std::move(result), FinishReason::ContextFull);
         const int32_t token[] = {next};

@@ -62,7 +62,8 @@ class Generator {
     // when cancelled (nothing of the step is kept). Throws Error if the tokens do not fit.
     bool step(std::span<const int32_t> tokens, std::span<float> logits);
     // The whole outer loop: the prompt, then chosen tokens until one of `stopTokens`,
-    // `maxNewTokens` new tokens, a full context, or cancellation.
+    // `maxNewTokens` new tokens, a full context, or cancellation. The last chosen token is
+    // returned but not run (a following turn feeds it with its own tokens).
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                         TokenChooser& chooser, const std::unordered_set<int32_t>& stopTokens);
     void reset();

@@ -1,0 +1,215 @@
+// Probes on a real (synthetic) model: events arrive in order with consistent counts, attention rows
+// are probability distributions under the causal mask, probes do not change the numbers, only the
+// attention that was asked for is delivered, and cancel / pause take effect between layers.
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <chrono>
+#include <thread>
+
+#include "generator.h"
+#include "support/test_models.h"
+
+using namespace inferlens;
+
+namespace {
+
+constexpr int64_t kLayers = 3;
+
+// Records every event as a line of text, and the attention blocks.
+class RecordingProbe : public Probe {
+  public:
+    ProbeInterest wants;
+    std::vector<std::string> events;
+    std::vector<AttentionEvent> attention;
+    std::vector<std::vector<float>> attentionWeights;
+    std::function<void(const LayerEvent&)> afterLayer;
+
+    ProbeInterest interest() const override { return wants; }
+    void onStepBegin(const StepEvent& e) override {
+        events.push_back("begin " + std::to_string(e.index) + " " +
+                         (e.phase == StepPhase::Prefill ? "prefill" : "decode") + " at " +
+                         std::to_string(e.firstPosition) + " x" + std::to_string(e.tokenCount));
+    }
+    void onLayerEnd(const LayerEvent& e) override {
+        events.push_back("layer " + std::to_string(e.step) + "." + std::to_string(e.layer));
+        if (afterLayer)
+            afterLayer(e);
+    }
+    void onAttention(const AttentionEvent& e) override {
+        attention.push_back(e);
+        attentionWeights.emplace_back(e.weights.begin(), e.weights.end());
+    }
+    void onKvCache(int64_t step, const KvCacheStats& stats) override {
+        events.push_back("kv " + std::to_string(step) + " " + std::to_string(stats.tokens));
+    }
+    void onStepEnd(const StepEvent& e) override {
+        events.push_back("end " + std::to_string(e.index));
+    }
+    void onFinished(const FinishedEvent& e) override {
+        events.push_back(std::string("finished ") + finishReasonName(e.reason) + " " +
+                         std::to_string(e.generatedTokens));
+    }
+};
+
+ProbeInterest everything() {
+    ProbeInterest interest;
+    interest.steps = interest.layers = interest.kvCache = interest.sampling = interest.finished =
+        true;
+    return interest;
+}
+
+}  // namespace
+
+class TestProbes : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        SyntheticModelOptions options;
+        options.architecture = "chatglm";
+        options.layers = kLayers;
+        options.hidden = 64;
+        options.heads = 4;
+        options.kvHeads = 2;
+        path_ = test::writeSynthetic(dir_, "m.gguf", options);
+    }
+
+    void eventsArriveInOrderWithConsistentCounts() {
+        const Model model = Model::open(path_);
+        RecordingProbe probe;
+        probe.wants = everything();
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator generator(model, {}, &probes);
+        GreedyChooser greedy;
+        const std::vector<int32_t> prompt{5, 6, 7, 8};
+        const Generation result = generator.generate(prompt, 2, greedy, {});
+        QCOMPARE(result.tokens.size(), size_t(2));
+
+        std::vector<std::string> expected;
+        for (int64_t step = 0; step < 2; ++step) {  // the prefill and one decode step
+            const std::string s = std::to_string(step);
+            expected.push_back("begin " + s + (step == 0 ? " prefill at 0 x4" : " decode at 4 x1"));
+            for (int64_t layer = 0; layer < kLayers; ++layer)
+                expected.push_back("layer " + s + "." + std::to_string(layer));
+            expected.push_back("kv " + s + (step == 0 ? " 4" : " 5"));
+            expected.push_back("end " + s);
+        }
+        expected.push_back("finished max_tokens 2");
+        QCOMPARE(probe.events, expected);
+    }
+
+    void attentionRowsAreCausalDistributions() {
+        const Model model = Model::open(path_);
+        RecordingProbe probe;
+        probe.wants.attention = [](int64_t layer, int64_t head) { return layer == 1 && head != 2; };
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator generator(model, {}, &probes);
+        GreedyChooser greedy;
+        const std::vector<int32_t> prompt{5, 6, 7, 8, 9};
+        generator.generate(prompt, 3, greedy, {});
+
+        // Steps 0 (prefill of 5) to 2 (decode): heads 0, 1 and 3 of layer 1 only.
+        QCOMPARE(probe.attention.size(), size_t(3 * 3));
+        for (size_t i = 0; i < probe.attention.size(); ++i) {
+            const AttentionEvent& e = probe.attention[i];
+            const std::vector<float>& w = probe.attentionWeights[i];
+            QCOMPARE(e.layer, int64_t(1));
+            QVERIFY(e.head != 2);
+            QCOMPARE(e.queryCount, e.step == 0 ? int64_t(5) : int64_t(1));
+            QCOMPARE(e.keyCount, e.firstQuery + e.queryCount);
+            QCOMPARE(int64_t(w.size()), e.queryCount * e.keyCount);
+            for (int64_t row = 0; row < e.queryCount; ++row) {
+                double sum = 0;
+                for (int64_t key = 0; key < e.keyCount; ++key) {
+                    const float weight = w[size_t(row * e.keyCount + key)];
+                    if (key > e.firstQuery + row)
+                        QCOMPARE(weight, 0.0f);  // the causal mask
+                    else
+                        QVERIFY(weight > 0.0f);
+                    sum += weight;
+                }
+                QVERIFY(std::abs(sum - 1.0) < 1e-5);
+            }
+        }
+        // The first query of the prefill sees only itself.
+        QCOMPARE(probe.attentionWeights[0][0], 1.0f);
+    }
+
+    void probesDoNotChangeTheNumbers() {
+        const Model model = Model::open(path_);
+        const std::vector<int32_t> ids{3, 50, 51, 52, 200, 7};
+        std::vector<float> plain(ids.size() * 320), watched(ids.size() * 320);
+        Generator(model).step(ids, plain);
+        RecordingProbe probe;
+        probe.wants = everything();
+        probe.wants.attention = [](int64_t, int64_t) { return true; };
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator(model, {}, &probes).step(ids, watched);
+        QCOMPARE(watched, plain);
+        QCOMPARE(probe.attention.size(), size_t(kLayers * 4));
+    }
+
+    void cancellingStopsWithinOneLayer() {
+        const Model model = Model::open(path_);
+        GenerationControl control;
+        RecordingProbe probe;
+        probe.wants = everything();
+        probe.afterLayer = [&](const LayerEvent& e) {
+            if (e.step == 2 && e.layer == 0)
+                control.cancel();
+        };
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator generator(model, {}, &probes, &control);
+        GreedyChooser greedy;
+        const std::vector<int32_t> prompt{5, 6, 7};
+        const Generation result = generator.generate(prompt, 10, greedy, {});
+        QCOMPARE(result.reason, FinishReason::Cancelled);
+        QCOMPARE(probe.events.back(), std::string("finished cancelled 2"));
+        QCOMPARE(probe.events[probe.events.size() - 2], std::string("layer 2.0"));
+        // The cancelled step left nothing behind: the prompt and the first new token remain.
+        QCOMPARE(generator.tokenCount(), int64_t(4));
+        QCOMPARE(generator.cache().size(), int64_t(4));
+    }
+
+    void pauseHoldsBetweenLayersUntilResumed() {
+        const Model model = Model::open(path_);
+        GenerationControl control;
+        std::atomic<int> layersRun{0};
+        RecordingProbe probe;
+        probe.wants.layers = true;
+        probe.afterLayer = [&](const LayerEvent& e) {
+            if (++layersRun == 2)
+                control.pause();
+            (void)e;
+        };
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator generator(model, {}, &probes, &control);
+        GreedyChooser greedy;
+        Generation result;
+        std::thread worker([&] {
+            const std::vector<int32_t> prompt{5, 6};
+            result = generator.generate(prompt, 1, greedy, {});
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        QCOMPARE(layersRun.load(), 2);  // held at the checkpoint before layer 2
+        control.resume();
+        worker.join();
+        QCOMPARE(result.reason, FinishReason::MaxTokens);
+        QCOMPARE(layersRun.load(), int(kLayers));
+    }
+
+  private:
+    QTemporaryDir dir_;
+    std::string path_;
+};
+
+QTEST_APPLESS_MAIN(TestProbes)
+#include "test_probes.moc"
