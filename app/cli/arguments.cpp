@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "models/default_model.h"
+
 namespace inferlens::cli {
 namespace {
 
@@ -68,6 +70,12 @@ double Arguments::number(const std::string& name, double fallback) const {
     } catch (const std::exception&) {
     }
     throw UsageError("--" + name + ": '" + *text + "' is not a number");
+}
+
+std::string Arguments::modelPath() const {
+    if (const auto model = value("model"))
+        return *model;
+    return findDefaultModel();
 }
 
 std::optional<DType> Arguments::dtype(const std::string& name) const {

@@ -33,6 +33,8 @@ class Arguments {
     double number(const std::string& name, double fallback) const;
     std::vector<int32_t> integerList(const std::string& name) const;  // "1,2,3"
 
+    // --model, or the default model (INFERLENS_MODEL, then the bundled one).
+    std::string modelPath() const;
     std::optional<DType> dtype(const std::string& name) const;         // f32 | f16 | bf16
     std::optional<ModelFormat> format(const std::string& name) const;  // gguf | hf
 

@@ -12,7 +12,7 @@ int runConvert(const Words& words) {
     const auto format = args.format("format");
     if (!format)
         throw UsageError("--format is required");
-    const ModelFiles source = openModelFiles(args.required("model"));
+    const ModelFiles source = openModelFiles(args.modelPath());
     convertModel(source, *format, args.dtype("dtype"), out);
     std::printf("wrote %s\n", out.c_str());
     return 0;

@@ -39,7 +39,7 @@ void printDevices() {
 
 int runInfo(const Words& words) {
     const Arguments args(words, {"model"}, {});
-    const Model model = Model::open(args.required("model"));
+    const Model model = Model::open(args.modelPath());
     const ModelFiles& files = model.files();
     const ModelConfig& c = model.config();
 

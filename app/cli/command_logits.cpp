@@ -12,7 +12,7 @@ int runLogits(const Words& words) {
     const Arguments args(words, {"model", "ids", "out", "ctx-size"}, {"no-cache"});
     const std::vector<int32_t> ids = args.integerList("ids");
     const std::string out = args.required("out");
-    const Model model = Model::open(args.required("model"));
+    const Model model = Model::open(args.modelPath());
     GeneratorOptions options;
     options.contextSize = args.integer("ctx-size", 0);
     options.useKvCache = !args.flag("no-cache");

@@ -1,0 +1,16 @@
+#pragma once
+// Where to find a model when the user names none: the INFERLENS_MODEL environment variable, then
+// the bundled model next to the executable (build tree or install prefix). The lookup depends on
+// the executable's location, never on the working directory.
+
+#include <string>
+#include <vector>
+
+namespace inferlens {
+
+// The places looked at, in order (the environment variable's value first when it is set).
+std::vector<std::string> defaultModelCandidates();
+// The first candidate that exists; throws Error listing what was tried when none does.
+std::string findDefaultModel();
+
+}  // namespace inferlens
