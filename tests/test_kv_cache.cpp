@@ -84,6 +84,20 @@ class TestKvCache : public QObject {
                     std::vector<float>(cached.begin() + 320, cached.begin() + 640)) > 0.1);
     }
 
+    void threadsDoNotChangeTheLogits() {
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.hidden = 256;  // products above the threading threshold
+        options.heads = 4;
+        options.ffn = 512;
+        const Model model = Model::open(test::writeSynthetic(dir, "m.gguf", options));
+        const std::vector<int32_t> ids{3, 70, 71, 72, 300};
+        std::vector<float> single(ids.size() * 320), threaded(ids.size() * 320);
+        Generator(model, {.threads = 1}).step(ids, single);
+        Generator(model, {.threads = 3}).step(ids, threaded);
+        QCOMPARE(threaded, single);
+    }
+
     void generationStopsWhenTheContextIsFull() {
         QTemporaryDir dir;
         const auto path = test::writeSynthetic(dir, "m.gguf", SyntheticModelOptions{});

@@ -37,7 +37,10 @@ Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* pro
       control_(control),
       cache_(model.config().layerCount, model.config().kvHeadCount, model.config().headCount,
              model.config().headDim, resolveContextSize(model.config(), options.contextSize)),
-      scratch_(model.config()) {}
+      pool_(options.threads),
+      scratch_(model.config()) {
+    scratch_.pool = &pool_;
+}
 
 bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     const auto count = int64_t(tokens.size());

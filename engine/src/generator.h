@@ -11,6 +11,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "backend/cpu/thread_pool.h"
 #include "generation_control.h"
 #include "kv_cache.h"
 #include "models/model.h"
@@ -21,6 +22,7 @@ namespace inferlens {
 struct GeneratorOptions {
     int64_t contextSize = 0;  // tokens the cache holds; 0: the model's context, at most 4096
     bool useKvCache = true;
+    int threads = 1;  // CPU threads for the matrix products; 0: one per hardware thread
 };
 
 struct Generation {
@@ -80,6 +82,7 @@ class Generator {
     ProbeSet* probes_;
     GenerationControl* control_;
     KvCache cache_;
+    ThreadPool pool_;
     ForwardScratch scratch_;
     std::vector<float> residual_;  // [tokens, H]: the residual streams of the step's tokens
     std::vector<int32_t> history_;

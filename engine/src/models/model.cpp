@@ -57,16 +57,16 @@ void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t 
     // Attention block: x += Wo · attention(RMSNorm(x))
     rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed);
     attention(layer, layerIndex, position, cache, s, recorder);
-    matVec(layer.attentionOutput, s.attended, s.projected);
+    matVec(layer.attentionOutput, s.attended, s.projected, s.pool);
     for (int64_t i = 0; i < c.hiddenSize; ++i)
         x[i] += s.projected[i];
 
     // SwiGLU MLP block: x += W_down · (silu(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x)
     rmsNorm(x, layer.ffnNorm, c.rmsNormEps, s.normed);
-    matVec(layer.ffnGate, s.normed, s.gate);
-    matVec(layer.ffnUp, s.normed, s.up);
+    matVec(layer.ffnGate, s.normed, s.gate, s.pool);
+    matVec(layer.ffnUp, s.normed, s.up, s.pool);
     swiGlu(s.gate, s.up);
-    matVec(layer.ffnDown, s.gate, s.projected);
+    matVec(layer.ffnDown, s.gate, s.projected, s.pool);
     for (int64_t i = 0; i < c.hiddenSize; ++i)
         x[i] += s.projected[i];
 }
@@ -81,9 +81,9 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
     // (the cache holds rotated keys).
     std::span<float> key = cache.keyRow(layerIndex, position);
     std::span<float> value = cache.valueRow(layerIndex, position);
-    matVec(layer.query, s.normed, s.query);
-    matVec(layer.key, s.normed, key);
-    matVec(layer.value, s.normed, value);
+    matVec(layer.query, s.normed, s.query, s.pool);
+    matVec(layer.key, s.normed, key, s.pool);
+    matVec(layer.value, s.normed, value, s.pool);
     if (layer.queryBias)
         addBias(*layer.queryBias, s.query);
     if (layer.keyBias)
@@ -129,7 +129,7 @@ void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t pos
 void Model::computeLogits(std::span<const float> x, std::span<float> logits,
                           ForwardScratch& s) const {
     rmsNorm(x, weights_.outputNorm, config().rmsNormEps, s.normed);
-    matVec(weights_.output, s.normed, logits);
+    matVec(weights_.output, s.normed, logits, s.pool);
 }
 
 }  // namespace inferlens

@@ -14,6 +14,7 @@
 namespace inferlens {
 
 class KvCache;
+class ThreadPool;
 
 // Receives attention weights while a layer runs, for the heads it asks for (the probes' way in;
 // with no recorder the forward pass does no extra work).
@@ -36,6 +37,7 @@ struct ForwardScratch {
     std::vector<float> projected;  // [H]
     std::vector<float> gate;       // [F]
     std::vector<float> up;         // [F]
+    ThreadPool* pool = nullptr;    // splits the large products across threads when set
 };
 
 class Model {

@@ -5,14 +5,24 @@
 #include <vector>
 
 #include "backend/cpu/dot_product.h"
+#include "backend/cpu/thread_pool.h"
 #include "core/dtype_codec.h"
 
 namespace inferlens {
 
-void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y) {
+void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y,
+            ThreadPool* pool) {
     const int64_t columns = weight.columns();
-    for (int64_t r = 0; r < weight.rows(); ++r)
-        y[r] = dotRow(weight.dtype, weight.row(r), x.data(), columns);
+    const auto rows = [&](int64_t begin, int64_t end) {
+        for (int64_t r = begin; r < end; ++r)
+            y[r] = dotRow(weight.dtype, weight.row(r), x.data(), columns);
+    };
+    // Below this many weights a product is faster on one thread than the hand-off costs.
+    constexpr int64_t kParallelThreshold = int64_t(1) << 15;
+    if (pool != nullptr && pool->size() > 1 && weight.rows() * columns >= kParallelThreshold)
+        pool->parallelFor(weight.rows(), rows);
+    else
+        rows(0, weight.rows());
 }
 
 void addBias(const TensorView& bias, std::span<float> y) {

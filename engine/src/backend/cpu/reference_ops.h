@@ -10,8 +10,13 @@
 
 namespace inferlens {
 
-// y = W · x for W of shape [rows, columns] in any weight type (y has `rows` entries).
-void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y);
+class ThreadPool;
+
+// y = W · x for W of shape [rows, columns] in any weight type (y has `rows` entries). With a pool,
+// large products split their rows across its threads (each row's sum is computed the same way, so
+// the result does not depend on the thread count).
+void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y,
+            ThreadPool* pool = nullptr);
 // y += b
 void addBias(const TensorView& bias, std::span<float> y);
 // out = x / rms(x) * weight

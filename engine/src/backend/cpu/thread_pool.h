@@ -1,0 +1,40 @@
+#pragma once
+// A fixed set of worker threads for splitting one operation (the rows of a matrix-vector product)
+// across cores. The calling thread works too, so a pool of size 1 has no workers and runs inline.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace inferlens {
+
+class ThreadPool {
+  public:
+    explicit ThreadPool(int threads);  // threads >= 1; 0 means one per hardware thread
+    // `body` must not throw: it runs on worker threads.
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    int size() const { return int(workers_.size()) + 1; }
+    // Calls body(begin, end) on disjoint chunks covering [0, count) and returns when all are done.
+    void parallelFor(int64_t count, const std::function<void(int64_t begin, int64_t end)>& body);
+
+  private:
+    void work(int index);
+    void runChunk(int index);
+
+    std::vector<std::thread> workers_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(int64_t, int64_t)>* body_ = nullptr;
+    int64_t count_ = 0;
+    uint64_t generation_ = 0;
+    int pending_ = 0;
+    bool stopping_ = false;
+};
+
+}  // namespace inferlens
