@@ -13,5 +13,6 @@ int runInfo(const Words& words);
 int runLogits(const Words& words);
 int runSynth(const Words& words);
 int runConvert(const Words& words);
+int runBench(const Words& words);
 
 }  // namespace inferlens::cli

@@ -31,6 +31,9 @@ commands:
   convert  --model PATH --out PATH --format gguf|hf [--dtype f32|f16|bf16]
            Convert between a GGUF file and a Hugging Face directory.
 
+  bench    [--model PATH] [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--json]
+           Measure prefill and decode tokens/s, time to first token and peak memory.
+
 exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 )";
 
@@ -38,8 +41,11 @@ exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 
 int main(int argc, char** argv) {
     using namespace inferlens::cli;
-    const std::map<std::string, std::function<int(const Words&)>> commands{
-        {"info", runInfo}, {"logits", runLogits}, {"synth", runSynth}, {"convert", runConvert}};
+    const std::map<std::string, std::function<int(const Words&)>> commands{{"info", runInfo},
+                                                                           {"logits", runLogits},
+                                                                           {"synth", runSynth},
+                                                                           {"convert", runConvert},
+                                                                           {"bench", runBench}};
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

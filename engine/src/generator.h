@@ -54,6 +54,7 @@ class Generator {
               GenerationControl* control = nullptr);
 
     int64_t contextSize() const { return cache_.capacity(); }
+    int threadCount() const { return pool_.size(); }
     int64_t tokenCount() const { return int64_t(history_.size()); }
     bool contextFull() const { return tokenCount() >= contextSize(); }
     const KvCache& cache() const { return cache_; }
