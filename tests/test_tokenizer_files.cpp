@@ -8,10 +8,12 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "convert/model_converter.h"
 #include "core/error.h"
 #include "models/model_files.h"
 #include "support/test_models.h"
 #include "tokenizer/sentencepiece_model.h"
+#include "tokenizer/sentencepiece_proto_reader.h"
 #include "tokenizer/synthetic_vocabulary.h"
 
 using namespace inferlens;
@@ -48,6 +50,58 @@ class TestTokenizerFiles : public QObject {
         const auto entries = syntheticVocabulary(300);
         const auto processor = loadSentencePiece(serializeModelProto(entries, {}, "test"), "test");
         QVERIFY(vocabularyOf(*processor) == entries);
+    }
+
+    void pieceTypesAndNormalizerSettingsSurvive() {
+        auto entries = syntheticVocabulary(300);
+        entries[299].type = PieceType::UserDefined;
+        SentencePieceOptions options;
+        options.addDummyPrefix = false;
+        options.removeExtraWhitespaces = true;
+        const std::string proto = serializeModelProto(entries, options, "test");
+        const SentencePieceSettings settings = readSentencePieceSettings(proto);
+        QVERIFY(!settings.addDummyPrefix);
+        QVERIFY(settings.removeExtraWhitespaces);
+        const auto processor = loadSentencePiece(proto, "test");
+        QVERIFY(vocabularyOf(*processor) == entries);  // user-defined included
+        // The settings act: no leading "▁", and the run of spaces collapses to one.
+        const std::vector<std::string> pieces = processor->EncodeAsPieces("the   hello");
+        QCOMPARE(QString::fromStdString(pieces.front()), QString("t"));
+        QCOMPARE(QString::fromStdString(processor->DecodePieces(pieces)), QString("the hello"));
+    }
+
+    void conversionKeepsTokenizerSettingsNameAndChatTemplate() {
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.format = ModelFormat::HuggingFace;
+        const auto hf = test::writeSynthetic(dir, "hf", options);
+        auto entries = syntheticVocabulary(320);
+        SentencePieceOptions spm;
+        spm.addDummyPrefix = false;
+        spm.removeExtraWhitespaces = true;
+        QFile tokenizer(QString::fromStdString(hf + "/tokenizer.model"));
+        QVERIFY(tokenizer.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        tokenizer.write(QByteArray::fromStdString(serializeModelProto(entries, spm, "test")));
+        tokenizer.close();
+        QFile config(QString::fromStdString(hf + "/tokenizer_config.json"));
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(R"({"chat_template": "{% for m in messages %}<|user|>{% endfor %}"})");
+        config.close();
+
+        const auto gguf = dir.filePath("m.gguf").toStdString();
+        const auto back = dir.filePath("back").toStdString();
+        convertModel(openModelFiles(hf), ModelFormat::Gguf, std::nullopt, gguf);
+        convertModel(openModelFiles(gguf), ModelFormat::HuggingFace, std::nullopt, back);
+        for (const auto& path : {gguf, back}) {
+            const ModelFiles files = openModelFiles(path);
+            QVERIFY(!files.vocabulary->addSpacePrefix);
+            QVERIFY(files.vocabulary->removeExtraWhitespaces);
+            QCOMPARE(QString::fromStdString(files.chatTemplate),
+                     QString("{% for m in messages %}<|user|>{% endfor %}"));
+            QCOMPARE(QString::fromStdString(files.modelName), QString("synthetic llama"));
+            QCOMPARE(files.tokenizer->EncodeAsIds("the   hello"),
+                     openModelFiles(hf).tokenizer->EncodeAsIds("the   hello"));
+        }
     }
 
     void glmSpecialsFollowThePieces() {

@@ -1,5 +1,6 @@
 #include "convert/model_converter.h"
 
+#include <filesystem>
 #include <map>
 #include <vector>
 
@@ -57,7 +58,9 @@ void convertModel(const ModelFiles& source, ModelFormat format, std::optional<DT
     model.config = source.config;
     model.vocabulary = source.vocabulary;
     model.pieceCount = source.pieceCount;
-    model.name = source.path;
+    model.name = source.modelName.empty() ? std::filesystem::path(source.path).stem().string()
+                                          : source.modelName;
+    model.chatTemplate = source.chatTemplate;
     const ModelConfig& c = source.config;
     const DType checkpointType = predominantMatrixType(source);
     for (const TensorSpec& spec : source.architecture->tensorSpecs(c)) {

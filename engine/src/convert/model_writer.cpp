@@ -54,6 +54,8 @@ void writeGguf(const ModelToWrite& model, const std::string& path) {
     for (auto& entry : model.architecture->ggufMetadata(model.config))
         writer.set(entry.key, std::move(entry.value));
     writer.set("general.name", {model.name});
+    if (!model.chatTemplate.empty())
+        writer.set("tokenizer.chat_template", {model.chatTemplate});
     writer.set("general.file_type", {ggufFileType(model.weights)});
     writer.set("general.alignment", {uint32_t(32)});
     if (model.vocabulary)
@@ -105,15 +107,20 @@ void writeHuggingFace(const ModelToWrite& model, const std::string& path) {
         tensors.push_back(encodeSource(weight, spec->second->hfName, weight.dtype, model.config,
                                        spec->second->ropePermuteHeads));
     }
-    writeTextFile(
-        (fs::path(path) / "config.json").string(),
-        model.architecture->hfConfig(model.config, torchDtypeName(model.weights)).dump(2) + "\n");
+    nlohmann::json config =
+        model.architecture->hfConfig(model.config, torchDtypeName(model.weights));
+    config["_name_or_path"] = model.name;
+    writeTextFile((fs::path(path) / "config.json").string(), config.dump(2) + "\n");
+    if (!model.chatTemplate.empty())
+        writeTextFile((fs::path(path) / "tokenizer_config.json").string(),
+                      nlohmann::json{{"chat_template", model.chatTemplate}}.dump(2) + "\n");
     writeSafetensors((fs::path(path) / "model.safetensors").string(), tensors);
     if (model.vocabulary) {
         const std::vector<VocabEntry> pieces(model.vocabulary->entries.begin(),
                                              model.vocabulary->entries.begin() + model.pieceCount);
         SentencePieceOptions options;
         options.addDummyPrefix = model.vocabulary->addSpacePrefix;
+        options.removeExtraWhitespaces = model.vocabulary->removeExtraWhitespaces;
         const std::string tokenizerPath = (fs::path(path) / "tokenizer.model").string();
         writeTextFile(tokenizerPath, serializeModelProto(pieces, options, tokenizerPath));
     }

@@ -30,6 +30,7 @@ struct ModelToWrite {
     std::optional<GgufVocabulary> vocabulary;  // every id, specials after the pieces included
     int64_t pieceCount = 0;  // sentencepiece pieces at the start of the vocabulary
     std::string name;
+    std::string chatTemplate;  // Jinja, as GGUF tokenizer.chat_template; empty when unknown
 };
 
 void writeModel(const ModelToWrite& model, ModelFormat format, const std::string& path);

@@ -286,6 +286,16 @@ std::optional<double> GgufFile::optionalNumber(std::string_view key) const {
     return number;
 }
 
+std::optional<bool> GgufFile::optionalBool(std::string_view key) const {
+    const GgufValue* value = find(key);
+    if (value == nullptr)
+        return std::nullopt;
+    if (value->type() != GgufType::Bool)
+        throwFileError(path(), "metadata '" + std::string(key) + "' has type " +
+                                   std::string(ggufTypeName(value->type())) + ", expected a bool");
+    return std::get<bool>(value->value);
+}
+
 std::string GgufFile::requireString(std::string_view key) const {
     const GgufValue* value = find(key);
     if (value == nullptr)

@@ -34,6 +34,7 @@ class GgufFile {
     std::optional<int64_t> optionalInteger(std::string_view key) const;
     std::optional<double> optionalNumber(std::string_view key) const;
     std::string requireString(std::string_view key) const;
+    std::optional<bool> optionalBool(std::string_view key) const;
 
   private:
     void readMetadata(ByteReader& reader, uint64_t count);

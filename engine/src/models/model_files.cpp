@@ -10,6 +10,7 @@
 #include "io/json_file.h"
 #include "io/mapped_file.h"
 #include "io/safetensors_file.h"
+#include "tokenizer/sentencepiece_proto_reader.h"
 
 namespace inferlens {
 namespace fs = std::filesystem;
@@ -100,6 +101,7 @@ void openGguf(ModelFiles& files) {
     }
     SentencePieceOptions options;
     options.addDummyPrefix = files.vocabulary->addSpacePrefix;
+    options.removeExtraWhitespaces = files.vocabulary->removeExtraWhitespaces;
     files.tokenizer = loadSentencePiece(
         serializeModelProto(files.vocabulary->entries, options, files.path), files.path);
 }
@@ -178,6 +180,10 @@ void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
             vocabulary.entries.push_back({"[PAD" + std::to_string(vocabulary.entries.size()) + "]",
                                           0.0f, PieceType::Unused});
     }
+    const SentencePieceSettings settings =
+        readSentencePieceSettings(files.tokenizer->serialized_model_proto());
+    vocabulary.addSpacePrefix = settings.addDummyPrefix;
+    vocabulary.removeExtraWhitespaces = settings.removeExtraWhitespaces;
     vocabulary.bosId = files.tokenizer->bos_id();
     vocabulary.eosId = files.tokenizer->eos_id();
     vocabulary.addBos = files.architecture->specialsAfterPieces().empty();

@@ -43,11 +43,10 @@ std::optional<GgufVocabulary> readGgufVocabulary(const GgufFile& file) {
     const auto count = int64_t(tokens.size());
     if (vocabulary.bosId >= count || vocabulary.eosId >= count)
         throwFileError(file.path(), "BOS or EOS token id is outside the vocabulary");
-    if (const GgufValue* addBos = file.find("tokenizer.ggml.add_bos_token"))
-        vocabulary.addBos = addBos->type() == GgufType::Bool && std::get<bool>(addBos->value);
-    if (const GgufValue* prefix = file.find("tokenizer.ggml.add_space_prefix"))
-        vocabulary.addSpacePrefix =
-            prefix->type() == GgufType::Bool && std::get<bool>(prefix->value);
+    vocabulary.addBos = file.optionalBool("tokenizer.ggml.add_bos_token").value_or(false);
+    vocabulary.addSpacePrefix = file.optionalBool("tokenizer.ggml.add_space_prefix").value_or(true);
+    vocabulary.removeExtraWhitespaces =
+        file.optionalBool("tokenizer.ggml.remove_extra_whitespaces").value_or(false);
     return vocabulary;
 }
 
@@ -67,6 +66,7 @@ std::vector<GgufKeyValue> ggufVocabularyMetadata(const GgufVocabulary& vocabular
         {"tokenizer.ggml.token_type", {GgufArray::ofInt32(types)}},
         {"tokenizer.ggml.add_bos_token", {vocabulary.addBos}},
         {"tokenizer.ggml.add_space_prefix", {vocabulary.addSpacePrefix}},
+        {"tokenizer.ggml.remove_extra_whitespaces", {vocabulary.removeExtraWhitespaces}},
     };
     if (vocabulary.bosId >= 0)
         metadata.push_back({"tokenizer.ggml.bos_token_id", {uint32_t(vocabulary.bosId)}});

@@ -19,6 +19,7 @@ struct GgufVocabulary {
     int64_t eosId = -1;
     bool addBos = false;
     bool addSpacePrefix = true;
+    bool removeExtraWhitespaces = false;
 };
 
 // nullopt when the file has no tokenizer.ggml.model key. Throws Error naming the file for a

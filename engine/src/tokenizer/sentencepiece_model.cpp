@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/utf8.h"
+#include "tokenizer/sentencepiece_proto_reader.h"
 
 namespace inferlens {
 namespace {
@@ -126,7 +127,7 @@ std::string serializeModelProto(const std::vector<VocabEntry>& entries,
     ProtoWriter normalizer;
     normalizer.bytes(1, "identity");
     normalizer.varint(3, options.addDummyPrefix ? 1 : 0);
-    normalizer.varint(4, 0);
+    normalizer.varint(4, options.removeExtraWhitespaces ? 1 : 0);
     normalizer.varint(5, 1);
     model.bytes(3, normalizer.data());
     return model.data();
@@ -143,10 +144,12 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> loadSentencePiece(
 }
 
 std::vector<VocabEntry> vocabularyOf(const sentencepiece::SentencePieceProcessor& processor) {
+    // Types from the serialized model: the API has no IsUserDefined.
+    const std::vector<PieceType> types = readPieceTypes(processor.serialized_model_proto());
     std::vector<VocabEntry> entries;
-    entries.reserve(processor.GetPieceSize());
+    entries.reserve(size_t(processor.GetPieceSize()));
     for (int id = 0; id < processor.GetPieceSize(); ++id) {
-        PieceType type = PieceType::Normal;
+        PieceType type = size_t(id) < types.size() ? types[size_t(id)] : PieceType::Normal;
         if (processor.IsUnknown(id))
             type = PieceType::Unknown;
         else if (processor.IsControl(id))

@@ -35,6 +35,7 @@ struct VocabEntry {
 struct SentencePieceOptions {
     bool bpe = true;  // BPE (LLaMA, ChatGLM) rather than unigram
     bool addDummyPrefix = true;
+    bool removeExtraWhitespaces = false;  // LLaMA's and ChatGLM's keep whitespace runs
 };
 
 // Throws Error("<source>: ...") on what sentencepiece would reject or mis-handle: no entries, an

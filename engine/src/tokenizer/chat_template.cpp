@@ -1,0 +1,272 @@
+#include "tokenizer/chat_template.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <utility>
+
+#include "core/error.h"
+#include "models/model_files.h"
+
+namespace inferlens {
+namespace {
+
+struct NamedKind {
+    std::string_view name;
+    ChatTemplateKind kind;
+    std::string_view architecture;  // the family the layout belongs to
+};
+
+constexpr std::array kKinds{
+    NamedKind{"chatglm2", ChatTemplateKind::ChatGlm2, "chatglm"},
+    NamedKind{"chatglm3", ChatTemplateKind::ChatGlm3, "chatglm"},
+    NamedKind{"llama2", ChatTemplateKind::Llama2, "llama"},
+    NamedKind{"zephyr", ChatTemplateKind::Zephyr, "llama"},
+};
+
+const NamedKind& describe(ChatTemplateKind kind) {
+    return *std::find_if(kKinds.begin(), kKinds.end(),
+                         [kind](const NamedKind& entry) { return entry.kind == kind; });
+}
+
+std::string lowercase(std::string_view text) {
+    std::string result(text);
+    std::transform(result.begin(), result.end(), result.begin(),
+                   [](unsigned char c) { return char(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c); });
+    return result;
+}
+
+bool contains(std::string_view text, std::string_view part) {
+    return text.find(part) != std::string_view::npos;
+}
+
+// Rule 1: what the model's own Jinja template writes. ChatGLM3's writes its role tokens as
+// "<|{{ message['role'] }}|>", so any of these markers in a ChatGLM model's template means
+// ChatGLM3.
+std::optional<ChatTemplateChoice> fromJinja(std::string_view jinja, std::string_view architecture) {
+    const auto because = [](ChatTemplateKind kind, std::string_view marker) {
+        return ChatTemplateChoice{
+            kind, "the model's chat template contains '" + std::string(marker) + "'"};
+    };
+    if (contains(jinja, "[Round"))
+        return because(ChatTemplateKind::ChatGlm2, "[Round");
+    if (architecture == "chatglm")
+        for (const std::string_view marker : {"[gMASK]", "<|user|>", "<|assistant|>"})
+            if (contains(jinja, marker))
+                return because(ChatTemplateKind::ChatGlm3, marker);
+    if (contains(jinja, "[INST]"))
+        return because(ChatTemplateKind::Llama2, "[INST]");
+    if (contains(jinja, "<|user|>"))
+        return because(ChatTemplateKind::Zephyr, "<|user|>");
+    return std::nullopt;
+}
+
+// Rule 2: the model's name ("THUDM/chatglm3-6b", "TinyLlama-1.1B-Chat-v1.0", "Llama-2-7b-chat"),
+// first marker that it contains, compared in lower case.
+constexpr std::pair<std::string_view, ChatTemplateKind> kNameMarkers[] = {
+    {"chatglm3", ChatTemplateKind::ChatGlm3}, {"chatglm2", ChatTemplateKind::ChatGlm2},
+    {"tinyllama", ChatTemplateKind::Zephyr},  {"zephyr", ChatTemplateKind::Zephyr},
+    {"llama-2", ChatTemplateKind::Llama2},    {"llama2", ChatTemplateKind::Llama2},
+    {"llama_2", ChatTemplateKind::Llama2},
+};
+
+std::optional<ChatTemplateChoice> fromName(std::string_view modelName) {
+    const std::string name = lowercase(modelName);
+    for (const auto& [marker, kind] : kNameMarkers)
+        if (contains(name, marker))
+            return ChatTemplateChoice{kind, "the model's name '" + std::string(modelName) +
+                                                "' contains '" + std::string(marker) + "'"};
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view chatTemplateName(ChatTemplateKind kind) {
+    return describe(kind).name;
+}
+
+ChatTemplateKind chatTemplateByName(std::string_view name) {
+    for (const NamedKind& entry : kKinds)
+        if (entry.name == name)
+            return entry.kind;
+    std::string valid;
+    for (const NamedKind& entry : kKinds)
+        valid += (valid.empty() ? "" : ", ") + std::string(entry.name);
+    throw Error("unknown chat template '" + std::string(name) + "'; valid: " + valid);
+}
+
+ChatTemplateChoice detectChatTemplate(std::string_view architecture, std::string_view modelName,
+                                      std::string_view jinjaTemplate) {
+    const auto fits = [&](const std::optional<ChatTemplateChoice>& choice) {
+        return choice && describe(choice->kind).architecture == architecture;
+    };
+    if (auto choice = fromJinja(jinjaTemplate, architecture); fits(choice))
+        return *choice;
+    if (auto choice = fromName(modelName); fits(choice))
+        return *choice;
+    if (architecture == "chatglm")
+        return {ChatTemplateKind::ChatGlm2,
+                "a ChatGLM model without hints of ChatGLM3: ChatGLM2's layout"};
+    if (architecture == "llama")
+        return {ChatTemplateKind::Llama2, "a LLaMA model without other hints: LLaMA-2's layout"};
+    throw Error("no chat template is known for the architecture '" + std::string(architecture) +
+                "'");
+}
+
+ChatTemplateChoice detectChatTemplate(const ModelFiles& files) {
+    const std::string_view architecture =
+        files.architecture != nullptr ? files.architecture->name() : std::string_view();
+    return detectChatTemplate(architecture, files.modelName, files.chatTemplate);
+}
+
+ChatTemplateChoice chooseChatTemplate(const ModelFiles& files, std::string_view forcedName) {
+    if (forcedName.empty())
+        return detectChatTemplate(files);
+    return {chatTemplateByName(forcedName), "chosen by name"};
+}
+
+ChatTemplate::ChatTemplate(ChatTemplateKind kind, const Tokenizer& tokenizer)
+    : kind_(kind), tokenizer_(tokenizer) {
+    const std::string needs = " (the " + std::string(name()) + " chat template needs it)";
+    const auto required = [&](std::string_view special) {
+        if (const auto id = tokenizer.findSpecial(special))
+            return *id;
+        throwFileError(tokenizer.source(),
+                       "the tokenizer has no special token '" + std::string(special) + "'" + needs);
+    };
+    const std::vector<int32_t> eos = tokenizer.eosIds();
+    if (eos.empty())
+        throwFileError(tokenizer.source(), "the tokenizer has no end-of-sequence token" + needs);
+    ids_.eos = eos.front();
+    stopIds_ = {ids_.eos};
+    switch (kind) {
+        case ChatTemplateKind::ChatGlm3:
+            ids_.system = required("<|system|>");
+            ids_.user = required("<|user|>");
+            ids_.assistant = required("<|assistant|>");
+            ids_.observation = required("<|observation|>");
+            stopIds_ = {ids_.eos, ids_.user, ids_.observation};
+            [[fallthrough]];
+        case ChatTemplateKind::ChatGlm2:
+            ids_.gMask = required("[gMASK]");
+            ids_.sop = required("sop");
+            break;
+        case ChatTemplateKind::Llama2:
+            if (!tokenizer.bosId())
+                throwFileError(tokenizer.source(),
+                               "the tokenizer has no beginning-of-sequence token" + needs);
+            ids_.bos = *tokenizer.bosId();
+            break;
+        case ChatTemplateKind::Zephyr:
+            break;
+    }
+}
+
+RenderedPrompt ChatTemplate::render(std::span<const ChatMessage> messages) const {
+    // Check the shape of the conversation once, for every layout.
+    const bool hasSystem = !messages.empty() && messages.front().role == ChatRole::System;
+    if (hasSystem && !supportsSystemPrompt())
+        throw Error("the " + std::string(name()) +
+                    " chat template has no system prompt; leave it empty or choose chatglm3, "
+                    "llama2 or zephyr");
+    const std::span<const ChatMessage> turns = messages.subspan(hasSystem ? 1 : 0);
+    if (turns.empty() || turns.size() % 2 == 0)
+        throw Error(
+            "a chat prompt needs user and assistant turns in turn, ending with a user turn");
+    for (size_t i = 0; i < turns.size(); ++i) {
+        const ChatRole expected = i % 2 == 0 ? ChatRole::User : ChatRole::Assistant;
+        if (turns[i].role != expected)
+            throw Error("chat message " + std::to_string(i + (hasSystem ? 1 : 0) + 1) +
+                        ": expected a " + (expected == ChatRole::User ? "user" : "assistant") +
+                        " turn (a system message may only come first)");
+    }
+
+    RenderedPrompt prompt;
+    switch (kind_) {
+        case ChatTemplateKind::ChatGlm2:
+            renderChatGlm2(turns, prompt.info);
+            break;
+        case ChatTemplateKind::ChatGlm3:
+            renderChatGlm3(messages, prompt.info);
+            break;
+        case ChatTemplateKind::Llama2:
+            renderLlama2(messages, prompt.info);
+            break;
+        case ChatTemplateKind::Zephyr:
+            renderZephyr(messages, prompt.info);
+            break;
+    }
+    prompt.ids = prompt.info.ids();
+    return prompt;
+}
+
+void ChatTemplate::renderChatGlm2(std::span<const ChatMessage> turns,
+                                  TokenizationInfo& info) const {
+    // ChatGLM2's build_prompt: the whole conversation is one text.
+    std::string text;
+    for (size_t i = 0; i < turns.size(); i += 2) {
+        text += "[Round " + std::to_string(i / 2 + 1) + "]\n\n问：" + turns[i].content + "\n\n答：";
+        if (i + 1 < turns.size())
+            text += turns[i + 1].content + "\n\n";
+    }
+    tokenizer_.appendSpecial(info, ids_.gMask, true);
+    tokenizer_.appendSpecial(info, ids_.sop, true);
+    tokenizer_.appendText(info, text);
+}
+
+void ChatTemplate::renderChatGlm3(std::span<const ChatMessage> messages,
+                                  TokenizationInfo& info) const {
+    tokenizer_.appendSpecial(info, ids_.gMask, true);
+    tokenizer_.appendSpecial(info, ids_.sop, true);
+    for (const ChatMessage& message : messages) {
+        const int32_t role = message.role == ChatRole::System ? ids_.system
+                             : message.role == ChatRole::User ? ids_.user
+                                                              : ids_.assistant;
+        tokenizer_.appendSpecial(info, role, true);
+        tokenizer_.appendText(info, "\n");  // the role's metadata (empty) and "\n"
+        tokenizer_.appendText(info, message.content);
+    }
+    tokenizer_.appendSpecial(info, ids_.assistant, true);
+}
+
+void ChatTemplate::renderLlama2(std::span<const ChatMessage> messages,
+                                TokenizationInfo& info) const {
+    // Meta's chat_completion: the system prompt goes into the first user turn; every completed
+    // round is <s> "[INST] {user} [/INST] {answer} " </s>; the open round has no </s>.
+    std::string system;
+    if (!messages.empty() && messages.front().role == ChatRole::System) {
+        system = "<<SYS>>\n" + messages.front().content + "\n<</SYS>>\n\n";
+        messages = messages.subspan(1);
+    }
+    for (size_t i = 0; i < messages.size(); i += 2) {
+        std::string text =
+            "[INST] " + (i == 0 ? system : std::string()) + messages[i].content + " [/INST]";
+        tokenizer_.appendSpecial(info, ids_.bos, true);
+        if (i + 1 < messages.size()) {
+            tokenizer_.appendText(info, text + " " + messages[i + 1].content + " ");
+            tokenizer_.appendSpecial(info, ids_.eos, true);
+        } else {
+            tokenizer_.appendText(info, text);
+        }
+    }
+}
+
+void ChatTemplate::renderZephyr(std::span<const ChatMessage> messages,
+                                TokenizationInfo& info) const {
+    // TinyLlama-Chat's Jinja template: "<|role|>\n{content}</s>\n" per message, then
+    // "<|assistant|>\n". Each message's text starts with the "\n" that followed the previous </s>.
+    for (const int32_t id : tokenizer_.prefixIds())
+        tokenizer_.appendSpecial(info, id, true);
+    std::string newline;
+    for (const ChatMessage& message : messages) {
+        const char* role = message.role == ChatRole::System ? "<|system|>"
+                           : message.role == ChatRole::User ? "<|user|>"
+                                                            : "<|assistant|>";
+        tokenizer_.appendText(info, newline + role + "\n" + message.content);
+        tokenizer_.appendSpecial(info, ids_.eos, true);
+        newline = "\n";
+    }
+    tokenizer_.appendText(info, "\n<|assistant|>\n");
+}
+
+}  // namespace inferlens

@@ -1,0 +1,125 @@
+#pragma once
+// The model's tokenizer: text → token ids, with per token the piece, the bytes of the text it
+// stands for and its kind (what the tokenization panel draws as chips); ids → text; and look-ups of
+// special tokens. It wraps the sentencepiece processor that openModelFiles loaded and adds what
+// sentencepiece does not know about: ChatGLM's specials appended after the pieces, the padding rows
+// of the output layer, and the prefix the model expects every input to start with.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenizer/sentencepiece_model.h"
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace inferlens {
+
+struct ModelFiles;
+
+struct TokenInfo {
+    int32_t id = 0;
+    std::string piece;  // the vocabulary's piece: "▁the", "<0xE4>", "[gMASK]", "[PAD64798]"
+    // The bytes [begin, end) of TokenizationInfo::text that this token stands for. A "▁" that
+    // sentencepiece added as the dummy prefix stands for nothing, so the first piece's span starts
+    // after it. Specials that are not in the text (the prefix) have an empty span where they sit.
+    // A character encoded as several byte pieces: byte piece i covers byte i of the character, so
+    // the pieces partition its span. (Should a normaliser ever have changed the character, the
+    // source bytes are not the piece bytes; then, as sentencepiece reports it, the last byte piece
+    // covers the whole character and the others are empty at its start.)
+    int64_t begin = 0;
+    int64_t end = 0;
+    bool special = false;       // not text: <s>, </s>, ChatGLM's [gMASK], sop, ..., padding
+    bool byteFallback = false;  // a <0xXX> piece: one UTF-8 byte of a character without a piece
+};
+
+struct TokenizationInfo {
+    std::string text;  // what the spans index: the encoded text, or a chat template's rendering
+    std::vector<TokenInfo> tokens;
+
+    std::vector<int32_t> ids() const;
+};
+
+// Whether decoding writes special tokens ([gMASK], </s>, padding) as their names or leaves them
+// out. A written name is text like any other: a "▁" after it decodes as a space.
+enum class SpecialTokens { Skip, Render };
+
+// Immutable once made, so one Tokenizer may serve several threads (the GUI and the worker).
+class Tokenizer {
+  public:
+    // Throws Error naming files.path when the model ships no tokenizer.
+    explicit Tokenizer(const ModelFiles& files);
+
+    // `addPrefix`: start with the model's own prefix (prefixIds()). Special-token names inside
+    // `text` ("<s>", "[gMASK]") are plain text, never the special tokens. Invalid UTF-8 is
+    // encoded as U+FFFD, as sentencepiece does.
+    std::vector<int32_t> encode(std::string_view text, bool addPrefix = true) const;
+    TokenizationInfo tokenize(std::string_view text, bool addPrefix = true) const;
+
+    // Building blocks for chat templates: append `text`, encoded on its own (so with
+    // sentencepiece's dummy-prefix space), to info.text and its tokens to info.tokens; or append
+    // one special token, its name written into info.text when `writeName`.
+    void appendText(TokenizationInfo& info, std::string_view text) const;
+    void appendSpecial(TokenizationInfo& info, int32_t id, bool writeName) const;
+
+    // ChatGLM: [gMASK] sop (every ChatGLM input starts with them; no BOS). LLaMA: <s> when the
+    // vocabulary says to add BOS, else nothing.
+    const std::vector<int32_t>& prefixIds() const { return prefixIds_; }
+
+    std::string decode(std::span<const int32_t> ids,
+                       SpecialTokens specials = SpecialTokens::Skip) const;
+
+    // Special tokens by name ("[gMASK]", "<|user|>", "</s>"): control pieces and the specials
+    // appended after the pieces. specialId throws Error naming the model when there is none.
+    std::optional<int32_t> findSpecial(std::string_view name) const;
+    int32_t specialId(std::string_view name) const;
+    std::optional<int32_t> bosId() const { return bosId_; }
+    // The vocabulary's end-of-sequence tokens (one, or none). A chat template may stop at more.
+    std::vector<int32_t> eosIds() const;
+
+    // Every id in [0, vocabularySize()) has a piece: the vocabulary's, or "[PAD<id>]" for output
+    // rows past it. Other ids throw Error.
+    std::string piece(int32_t id) const;
+    bool isSpecial(int32_t id) const;  // control pieces, appended specials, padding
+    bool isByte(int32_t id) const;
+    bool isUnknown(int32_t id) const;
+    std::optional<uint8_t> byteValue(int32_t id) const;  // of a <0xXX> piece
+
+    // Id ranges: [0, pieceCount) the sentencepiece pieces; [pieceCount, tokenCount) the specials
+    // appended after them (ChatGLM); [tokenCount, vocabularySize) padding rows of the output layer,
+    // which no text encodes to and a sampler should never pick.
+    int64_t pieceCount() const { return pieceCount_; }
+    int64_t tokenCount() const { return tokenCount_; }
+    int64_t vocabularySize() const { return vocabularySize_; }
+
+    // The normaliser settings that decoding depends on, read from the sentencepiece model.
+    bool addsDummyPrefix() const { return addDummyPrefix_; }
+    bool removesExtraWhitespaces() const { return removeExtraWhitespaces_; }
+    const std::string& unknownSurface() const { return unknownSurface_; }  // what <unk> decodes to
+
+    const std::string& source() const { return source_; }  // the model's path, for messages
+
+  private:
+    void checkId(int32_t id) const;
+
+    std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;
+    std::vector<VocabEntry> entries_;  // by id, the appended specials and padding included
+    int64_t pieceCount_ = 0;
+    int64_t tokenCount_ = 0;
+    int64_t vocabularySize_ = 0;
+    std::optional<int32_t> bosId_;
+    std::optional<int32_t> eosId_;
+    std::vector<int32_t> prefixIds_;
+    bool addDummyPrefix_ = true;
+    bool removeExtraWhitespaces_ = false;
+    std::string unknownSurface_;
+    std::string source_;
+};
+
+}  // namespace inferlens
