@@ -14,5 +14,6 @@ int runLogits(const Words& words);
 int runSynth(const Words& words);
 int runConvert(const Words& words);
 int runBench(const Words& words);
+int runTokenize(const Words& words);
 
 }  // namespace inferlens::cli

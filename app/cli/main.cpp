@@ -22,6 +22,8 @@ INFERLENS_MODEL environment variable names the model, else the bundled model is 
 commands:
   info     --model PATH
            Validate the whole model (tensors, configuration, tokenizer) and describe it.
+  tokenize [--model PATH] --text TEXT [--json] [--no-prefix]
+           The ids, pieces and byte spans of TEXT, with the model's own prefix tokens.
   logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
@@ -45,7 +47,7 @@ int main(int argc, char** argv) {
                                                                            {"logits", runLogits},
                                                                            {"synth", runSynth},
                                                                            {"convert", runConvert},
-                                                                           {"bench", runBench}};
+                                                                           {"bench", runBench}, {"tokenize", runTokenize}};
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
