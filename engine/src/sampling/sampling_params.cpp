@@ -1,0 +1,44 @@
+#include "sampling/sampling_params.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "core/error.h"
+
+namespace inferlens {
+namespace {
+
+template <typename T>
+[[noreturn]] void reject(const char* name, const char* range, T value) {
+    std::ostringstream message;
+    message << "sampling: " << name << " must be " << range << ", got " << value;
+    throw Error(message.str());
+}
+
+}  // namespace
+
+void validate(const SamplingParams& p) {
+    // Written as !(in range) so that NaN, which fails every comparison, is rejected too.
+    if (!(p.temperature >= 0 && std::isfinite(p.temperature)))
+        reject("temperature", ">= 0 (0 = greedy)", p.temperature);
+    if (!(p.topK >= 0))
+        reject("top-k", ">= 0 (0 = off)", p.topK);
+    if (!(p.topP > 0 && p.topP <= 1))
+        reject("top-p", "in (0, 1] (1 = off)", p.topP);
+    if (!(p.minP >= 0 && p.minP <= 1))
+        reject("min-p", "in [0, 1] (0 = off)", p.minP);
+    if (!(p.repetitionPenalty > 0 && std::isfinite(p.repetitionPenalty)))
+        reject("repetition penalty", "> 0 (1 = off)", p.repetitionPenalty);
+    if (!std::isfinite(p.frequencyPenalty))
+        reject("frequency penalty", "finite", p.frequencyPenalty);
+    if (!std::isfinite(p.presencePenalty))
+        reject("presence penalty", "finite", p.presencePenalty);
+    if (!(p.penaltyLastN >= -1))
+        reject("penalty window (last N tokens)", ">= -1 (0 = off, -1 = whole context)",
+               p.penaltyLastN);
+    if (!(p.traceTopN >= 0))
+        reject("trace top-N", ">= 0", p.traceTopN);
+}
+
+}  // namespace inferlens

@@ -1,0 +1,27 @@
+#pragma once
+// The sampling knobs the user sees as sliders. Each has a neutral value that turns its stage off,
+// so one struct describes anything from greedy decoding to an untouched softmax draw.
+
+#include <cstdint>
+
+namespace inferlens {
+
+struct SamplingParams {
+    float temperature = 0.8f;        // 0: greedy (argmax after the penalties)
+    int32_t topK = 40;               // 0: off
+    float topP = 0.95f;              // in (0, 1]; 1: off
+    float minP = 0.05f;              // in [0, 1]; 0: off
+    float repetitionPenalty = 1.0f;  // > 0; 1: off
+    float frequencyPenalty = 0.0f;   // per occurrence; 0: off (negative values encourage repeats)
+    float presencePenalty = 0.0f;    // once per token present; 0: off
+    int32_t penaltyLastN = 64;       // tokens of the context the penalties look at; 0 off, -1 all
+    uint64_t seed = 0;
+    int32_t traceTopN = 20;  // candidates a SamplingTrace reports
+
+    bool operator==(const SamplingParams&) const = default;
+};
+
+// Throws Error naming the first parameter out of range (NaN is out of every range).
+void validate(const SamplingParams& params);
+
+}  // namespace inferlens

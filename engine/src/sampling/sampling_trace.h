@@ -1,0 +1,65 @@
+#pragma once
+// What one sampling step did, for the Sampling panel and the trace file: the top candidates with
+// their probability after each stage, what each stage kept, the nucleus, the entropies, the draw.
+// Plain data (no engine types beyond the params), cheap to copy into an immutable GUI snapshot.
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sampling/sampling_params.h"
+
+namespace inferlens {
+
+// The chain, in the order it runs; Raw is the softmax of the logits as the model gave them.
+enum class SamplingStage : uint8_t { Raw, Penalties, Temperature, TopK, TopP, MinP };
+inline constexpr size_t kSamplingStageCount = 6;
+inline constexpr SamplingStage kFinalSamplingStage = SamplingStage::MinP;
+
+inline const char* samplingStageName(SamplingStage stage) {
+    constexpr const char* names[kSamplingStageCount] = {"raw",   "penalties", "temperature",
+                                                        "top-k", "top-p",     "min-p"};
+    return names[size_t(stage)];
+}
+
+struct TraceCandidate {
+    int32_t id = 0;
+    float rawLogit = 0;
+    float penalisedLogit = 0;
+    // Indexed by SamplingStage: the probability after that stage, over all sampleable tokens, and
+    // 0 once cut. Truncation renormalises over the survivors, so the last entry is the final
+    // distribution the draw used.
+    std::array<float, kSamplingStageCount> probability{};
+    std::optional<SamplingStage> cutBy;  // empty: survived every stage
+
+    bool kept() const { return !cutBy; }
+    float finalProbability() const { return probability[size_t(kFinalSamplingStage)]; }
+};
+
+struct SamplingTrace {
+    SamplingParams params;  // as used for this step
+    // The best params.traceTopN candidates, best first, ranked by the logit that the truncation
+    // stages saw (after penalties and temperature; ties to the lower id). In this order every
+    // stage keeps a prefix, so the kept rows come first and the chosen token is row chosenRank
+    // when chosenRank < traceTopN.
+    std::vector<TraceCandidate> candidates;
+    // Indexed by SamplingStage: the candidates left after that stage (Raw: every sampleable token),
+    // and the entropy in nats of the distribution after it.
+    std::array<int64_t, kSamplingStageCount> kept{};
+    std::array<double, kSamplingStageCount> entropy{};
+    // The nucleus: the probability mass (of the distribution top-p saw, i.e. after top-k) of the
+    // tokens top-p kept, and how many it kept. With top-p off: 1 and kept[TopK].
+    double nucleusMass = 1;
+    int64_t nucleusKept = 0;
+    int32_t chosenId = -1;
+    int64_t chosenRank = 0;       // in the order of `candidates`, 0 = best
+    float chosenProbability = 0;  // in the final distribution
+    double draw = 0;              // the uniform number in [0, 1) of this step (unused when greedy)
+    bool greedy = false;
+
+    int64_t keptAfter(SamplingStage stage) const { return kept[size_t(stage)]; }
+    double entropyAfter(SamplingStage stage) const { return entropy[size_t(stage)]; }
+};
+
+}  // namespace inferlens
