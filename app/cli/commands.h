@@ -15,5 +15,8 @@ int runSynth(const Words& words);
 int runConvert(const Words& words);
 int runBench(const Words& words);
 int runTokenize(const Words& words);
+int runGenerate(const Words& words);
+int runChat(const Words& words);
+int runTrace(const Words& words);
 
 }  // namespace inferlens::cli

@@ -24,6 +24,16 @@ commands:
            Validate the whole model (tensors, configuration, tokenizer) and describe it.
   tokenize [--model PATH] --text TEXT [--json] [--no-prefix]
            The ids, pieces and byte spans of TEXT, with the model's own prefix tokens.
+  generate [--model PATH] --prompt TEXT [--json] [--no-cache] [SAMPLING] [RUN]
+           Continue TEXT as given (the model's prefix tokens are added, no chat template).
+           stdout carries only the generated text; --json prints one object per step with
+           its sampling trace.
+  chat     [--model PATH] [--system TEXT] [--template chatglm2|chatglm3|llama2|zephyr]
+           [SAMPLING] [RUN]
+           Interactive multi-turn chat; each stdin line is a user message.
+  trace    [--model PATH] --prompt TEXT [--chat] [--system TEXT] [--template NAME]
+           [--attention all|none|LAYER:HEAD,...] [--out FILE] [SAMPLING] [RUN]
+           Every probe event of one generation as JSON lines.
   logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
@@ -36,6 +46,10 @@ commands:
   bench    [--model PATH] [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--json]
            Measure prefill and decode tokens/s, time to first token and peak memory.
 
+SAMPLING: --seed N --temperature X (0: greedy) --top-k N (0: off) --top-p X --min-p X
+          --repeat-penalty X --repeat-last-n N --frequency-penalty X --presence-penalty X
+RUN:      --max-tokens N --ctx-size N --threads N (0: all cores) --device cpu|cuda[:N]
+
 exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 )";
 
@@ -43,11 +57,10 @@ exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 
 int main(int argc, char** argv) {
     using namespace inferlens::cli;
-    const std::map<std::string, std::function<int(const Words&)>> commands{{"info", runInfo},
-                                                                           {"logits", runLogits},
-                                                                           {"synth", runSynth},
-                                                                           {"convert", runConvert},
-                                                                           {"bench", runBench}, {"tokenize", runTokenize}};
+    const std::map<std::string, std::function<int(const Words&)>> commands{
+        {"info", runInfo},         {"logits", runLogits}, {"synth", runSynth},
+        {"convert", runConvert},   {"bench", runBench},   {"tokenize", runTokenize},
+        {"generate", runGenerate}, {"chat", runChat},     {"trace", runTrace}};
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -1,0 +1,62 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "commands.h"
+#include "generation_setup.h"
+#include "sampling/sampler.h"
+#include "token_printer.h"
+#include "tokenizer/chat_template.h"
+
+namespace inferlens::cli {
+
+// Interactive, multi-turn: each line read from stdin is a user message; the answer streams to
+// stdout. The whole conversation is rendered with the model's chat template every turn.
+int runChat(const Words& words) {
+    const Arguments args(words, with(generationValueOptions(), {"system", "template"}),
+                         generationFlags());
+    GenerationSetup setup(args);
+    const ChatTemplateChoice choice =
+        chooseChatTemplate(setup.model.files(), args.value("template").value_or(""));
+    const ChatTemplate chatTemplate(choice.kind, setup.tokenizer);
+    std::vector<ChatMessage> messages;
+    if (const auto system = args.value("system")) {
+        if (!chatTemplate.supportsSystemPrompt())
+            throw UsageError("the " + std::string(chatTemplate.name()) +
+                             " template has no system prompt");
+        messages.push_back({ChatRole::System, *system});
+    }
+    const std::vector<int32_t>& stops = chatTemplate.stopIds();
+    Generator generator(setup.model, setup.generator);
+    Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
+    const bool interactive = isatty(STDIN_FILENO);
+    if (interactive)
+        std::fprintf(stderr, "chat template: %s (%s); end with Ctrl-D\n",
+                     std::string(chatTemplate.name()).c_str(), choice.reason.c_str());
+    std::string line;
+    while (true) {
+        if (interactive)
+            std::fprintf(stderr, "> ");
+        if (!std::getline(std::cin, line))
+            break;
+        if (line.empty())
+            continue;
+        messages.push_back({ChatRole::User, line});
+        const RenderedPrompt prompt = chatTemplate.render(messages);
+        generator.reset();
+        TokenPrinter printer(sampler, setup.tokenizer, stdout, false);
+        const Generation result =
+            generator.generate(prompt.ids, setup.maxTokens, printer, {stops.begin(), stops.end()});
+        messages.push_back({ChatRole::Assistant, printer.finish()});
+        std::printf("\n");
+        std::fflush(stdout);
+        if (result.reason == FinishReason::ContextFull) {
+            std::fprintf(stderr, "inferlens-cli: the context is full; ending the chat\n");
+            break;
+        }
+    }
+    return 0;
+}
+
+}  // namespace inferlens::cli

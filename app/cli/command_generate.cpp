@@ -1,0 +1,38 @@
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "commands.h"
+#include "generation_setup.h"
+#include "sampling/sampler.h"
+#include "token_printer.h"
+#include "trace/trace_json.h"
+
+namespace inferlens::cli {
+
+// Continues --prompt as given: the tokenizer's own prefix ([gMASK] sop, or <s>) is added, no chat
+// template. stdout carries only the generated text, or with --json one object per step.
+int runGenerate(const Words& words) {
+    const Arguments args(words, with(generationValueOptions(), {"prompt"}),
+                         with(generationFlags(), {"json"}));
+    const std::string prompt = args.required("prompt");
+    GenerationSetup setup(args);
+    const std::vector<int32_t> ids = setup.tokenizer.encode(prompt);
+    Generator generator(setup.model, setup.generator);
+    Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
+    const bool json = args.flag("json");
+    TokenPrinter printer(sampler, setup.tokenizer, stdout, json);
+    const std::vector<int32_t> stops = setup.tokenizer.eosIds();
+    const Generation result =
+        generator.generate(ids, setup.maxTokens, printer, {stops.begin(), stops.end()});
+    printer.finish();
+    if (json)
+        std::printf(
+            "%s\n",
+            toJson(FinishedEvent{result.reason, int64_t(result.tokens.size())}).dump().c_str());
+    else if (isatty(STDOUT_FILENO))
+        std::printf("\n");
+    return 0;
+}
+
+}  // namespace inferlens::cli

@@ -1,0 +1,98 @@
+#include <cstdio>
+#include <memory>
+
+#include "commands.h"
+#include "core/error.h"
+#include "generation_setup.h"
+#include "sampling/sampler.h"
+#include "sampling/sampler_chooser.h"
+#include "tokenizer/chat_template.h"
+#include "trace/trace_writer.h"
+
+namespace inferlens::cli {
+namespace {
+
+// "all", "none", or a list of LAYER:HEAD pairs where either may be '*': "0:*,3:5".
+std::function<bool(int64_t, int64_t)> attentionSelection(const std::string& spec) {
+    if (spec == "none")
+        return {};
+    if (spec == "all")
+        return [](int64_t, int64_t) { return true; };
+    std::vector<std::pair<int64_t, int64_t>> pairs;  // -1: any
+    size_t start = 0;
+    while (start <= spec.size()) {
+        const size_t comma = std::min(spec.find(',', start), spec.size());
+        const std::string item = spec.substr(start, comma - start);
+        const size_t colon = item.find(':');
+        if (colon == std::string::npos)
+            throw UsageError("--attention: '" + item + "' is not LAYER:HEAD");
+        const auto part = [&](const std::string& text) -> int64_t {
+            if (text == "*")
+                return -1;
+            try {
+                size_t used = 0;
+                const long long value = std::stoll(text, &used);
+                if (used == text.size() && value >= 0)
+                    return value;
+            } catch (const std::exception&) {
+            }
+            throw UsageError("--attention: '" + text + "' is not a layer or head number or '*'");
+        };
+        pairs.emplace_back(part(item.substr(0, colon)), part(item.substr(colon + 1)));
+        start = comma + 1;
+    }
+    return [pairs](int64_t layer, int64_t head) {
+        for (const auto& [l, h] : pairs)
+            if ((l < 0 || l == layer) && (h < 0 || h == head))
+                return true;
+        return false;
+    };
+}
+
+}  // namespace
+
+// Every probe event of one generation as JSON lines: the tokenization, each step's begin and end,
+// each layer, the selected attention blocks, the KV cache, the sampling trace, the finish.
+int runTrace(const Words& words) {
+    const Arguments args(
+        words, with(generationValueOptions(), {"prompt", "system", "template", "attention", "out"}),
+        with(generationFlags(), {"chat"}));
+    const std::string text = args.required("prompt");
+    GenerationSetup setup(args);
+
+    TokenizationInfo tokenized;
+    std::vector<int32_t> stops = setup.tokenizer.eosIds();
+    if (args.flag("chat")) {
+        const ChatTemplate chatTemplate(
+            chooseChatTemplate(setup.model.files(), args.value("template").value_or("")).kind,
+            setup.tokenizer);
+        std::vector<ChatMessage> messages;
+        if (const auto system = args.value("system"))
+            messages.push_back({ChatRole::System, *system});
+        messages.push_back({ChatRole::User, text});
+        tokenized = chatTemplate.render(messages).info;
+        stops = chatTemplate.stopIds();
+    } else {
+        tokenized = setup.tokenizer.tokenize(text);
+    }
+
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
+    if (const auto path = args.value("out")) {
+        file.reset(std::fopen(path->c_str(), "w"));
+        if (!file)
+            throw Error(*path + ": cannot create the trace file");
+    }
+    TraceWriter writer(file ? file.get() : stdout,
+                       attentionSelection(args.value("attention").value_or("all")));
+    ProbeSet probes;
+    probes.add(&writer);
+    writer.onTokenized(tokenized);
+    Generator generator(setup.model, setup.generator, &probes);
+    Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
+    SamplerChooser chooser(sampler);
+    const std::vector<int32_t> ids = tokenized.ids();
+    generator.generate(ids, setup.maxTokens, chooser, {stops.begin(), stops.end()});
+    return 0;
+}
+
+}  // namespace inferlens::cli

@@ -1,0 +1,71 @@
+#include "generation_setup.h"
+
+#include <cstdio>
+
+#include "backend/devices.h"
+
+namespace inferlens::cli {
+namespace {
+
+// The CUDA backend arrives in a later version; say so rather than fail, and run on the CPU.
+void chooseDevice(const std::string& device) {
+    if (device == "cpu")
+        return;
+    if (device != "cuda" && device.rfind("cuda:", 0) != 0)
+        throw UsageError("--device must be cpu, cuda or cuda:N, not '" + device + "'");
+    const CudaAvailability cuda = queryCudaDevices();
+    std::fprintf(stderr, "inferlens-cli: %s; running on the CPU\n",
+                 cuda.devices.empty() ? cuda.message.c_str()
+                                      : "this version has no CUDA inference backend yet");
+}
+
+}  // namespace
+
+std::set<std::string> generationValueOptions() {
+    return {"model",
+            "threads",
+            "device",
+            "seed",
+            "temperature",
+            "top-k",
+            "top-p",
+            "min-p",
+            "repeat-penalty",
+            "repeat-last-n",
+            "frequency-penalty",
+            "presence-penalty",
+            "max-tokens",
+            "ctx-size"};
+}
+
+std::set<std::string> generationFlags() {
+    return {"no-cache"};
+}
+
+std::set<std::string> with(std::set<std::string> names, std::initializer_list<const char*> more) {
+    names.insert(more.begin(), more.end());
+    return names;
+}
+
+GenerationSetup::GenerationSetup(const Arguments& args)
+    : model(Model::open(args.modelPath())), tokenizer(model.files()) {
+    chooseDevice(args.value("device").value_or("cpu"));
+    sampling.seed = uint64_t(args.integer("seed", 0));
+    sampling.temperature = float(args.number("temperature", sampling.temperature));
+    sampling.topK = int32_t(args.integer("top-k", sampling.topK));
+    sampling.topP = float(args.number("top-p", sampling.topP));
+    sampling.minP = float(args.number("min-p", sampling.minP));
+    sampling.repetitionPenalty = float(args.number("repeat-penalty", sampling.repetitionPenalty));
+    sampling.penaltyLastN = int32_t(args.integer("repeat-last-n", sampling.penaltyLastN));
+    sampling.frequencyPenalty = float(args.number("frequency-penalty", sampling.frequencyPenalty));
+    sampling.presencePenalty = float(args.number("presence-penalty", sampling.presencePenalty));
+    validate(sampling);
+    maxTokens = args.integer("max-tokens", maxTokens);
+    if (maxTokens < 1)
+        throw UsageError("--max-tokens must be at least 1");
+    generator.contextSize = args.integer("ctx-size", 0);
+    generator.threads = int(args.integer("threads", 0));
+    generator.useKvCache = !args.flag("no-cache");
+}
+
+}  // namespace inferlens::cli

@@ -1,0 +1,34 @@
+#pragma once
+// Chooses tokens with the sampler and prints each one as soon as it is chosen: as text (only whole
+// UTF-8 characters, specials and stop tokens left out), or as one JSON object per step with its
+// sampling trace.
+
+#include <cstdio>
+#include <string>
+#include <unordered_set>
+
+#include "sampling/sampler_chooser.h"
+#include "tokenizer/streaming_detokenizer.h"
+#include "tokenizer/tokenizer.h"
+
+namespace inferlens::cli {
+
+class TokenPrinter final : public SamplerChooser {
+  public:
+    TokenPrinter(Sampler& sampler, const Tokenizer& tokenizer, std::FILE* out, bool json);
+
+    int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
+                   bool traced) override;
+    // Prints what the detokenizer still holds; returns the text of every token chosen so far.
+    std::string finish();
+
+  private:
+    const Tokenizer& tokenizer_;
+    StreamingDetokenizer detokenizer_;
+    std::FILE* out_;
+    bool json_;
+    int64_t step_ = 0;
+    std::string text_;
+};
+
+}  // namespace inferlens::cli

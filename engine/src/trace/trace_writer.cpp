@@ -1,0 +1,66 @@
+#include "trace/trace_writer.h"
+
+#include "trace/trace_json.h"
+
+namespace inferlens {
+namespace {
+
+std::string line(const nlohmann::json& json) {
+    // Piece names are UTF-8; replace rather than fail on anything that is not.
+    return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(std::FILE* out, std::function<bool(int64_t, int64_t)> attention)
+    : out_(out), attention_(std::move(attention)) {}
+
+ProbeInterest TraceWriter::interest() const {
+    ProbeInterest interest;
+    interest.tokenization = interest.steps = interest.layers = interest.kvCache =
+        interest.sampling = interest.finished = true;
+    interest.attention = attention_;
+    return interest;
+}
+
+void TraceWriter::writeLine(const std::string& text) {
+    std::fputs(text.c_str(), out_);
+    std::fputc('\n', out_);
+}
+
+void TraceWriter::onTokenized(const TokenizationInfo& info) {
+    writeLine(line(toJson(info)));
+}
+
+void TraceWriter::onStepBegin(const StepEvent& step) {
+    writeLine(line(stepJson("step_begin", step)));
+}
+
+void TraceWriter::onLayerEnd(const LayerEvent& layer) {
+    writeLine(line(toJson(layer)));
+}
+
+void TraceWriter::onAttention(const AttentionEvent& attention) {
+    writeLine(line(toJson(attention)));
+}
+
+void TraceWriter::onKvCache(int64_t step, const KvCacheStats& stats) {
+    writeLine(line(kvCacheJson(step, stats)));
+}
+
+void TraceWriter::onSampling(int64_t step, const SamplingTrace& trace) {
+    nlohmann::json json = toJson(trace);
+    json["event"] = "sampling";
+    json["step"] = step;
+    writeLine(line(json));
+}
+
+void TraceWriter::onStepEnd(const StepEvent& step) {
+    writeLine(line(stepJson("step_end", step)));
+}
+
+void TraceWriter::onFinished(const FinishedEvent& finished) {
+    writeLine(line(toJson(finished)));
+}
+
+}  // namespace inferlens
