@@ -1,5 +1,6 @@
 // inferlens-cli: the engine from the command line.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -70,8 +71,13 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "inferlens-cli: unknown command '%s'\n\n%s", argv[1], kUsage);
         return 2;
     }
+    const Words words(argv + 2, argv + argc);
+    if (std::find(words.begin(), words.end(), "--help") != words.end()) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
     try {
-        return command->second(Words(argv + 2, argv + argc));
+        return command->second(words);
     } catch (const UsageError& error) {
         std::fprintf(stderr, "inferlens-cli %s: %s (see inferlens-cli --help)\n", argv[1],
                      error.what());

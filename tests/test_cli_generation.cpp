@@ -1,0 +1,222 @@
+// The text commands of inferlens-cli end to end on a synthetic ChatGLM model: tokenize, generate
+// (text and --json), chat, trace, bench, the default model, and their errors.
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "support/test_models.h"
+
+using namespace inferlens;
+
+namespace {
+
+constexpr int kLayers = 2;
+constexpr int kVocab = 330;  // 321 pieces + 9 ChatGLM specials
+constexpr int kGMask = 321 + 1, kSop = 321 + 3;
+
+std::vector<QJsonObject> jsonLines(const QString& text) {
+    std::vector<QJsonObject> objects;
+    for (const QString& line : text.split('\n', Qt::SkipEmptyParts)) {
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(line.toUtf8(), &error);
+        if (error.error != QJsonParseError::NoError || !document.isObject())
+            return {};
+        objects.push_back(document.object());
+    }
+    return objects;
+}
+
+}  // namespace
+
+class TestCliGeneration : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        SyntheticModelOptions options;
+        options.architecture = "chatglm";
+        options.layers = kLayers;
+        options.vocab = kVocab;
+        model_ = QString::fromStdString(test::writeSynthetic(dir_, "glm.gguf", options));
+    }
+
+    void tokenizeShowsThePrefixAndSpans() {
+        const auto result =
+            test::runCli({"tokenize", "--model", model_, "--text", "the of", "--json"});
+        QCOMPARE(result.exitCode, 0);
+        const auto objects = jsonLines(result.standardOutput);
+        QCOMPARE(objects.size(), size_t(1));
+        const QJsonArray ids = objects[0]["ids"].toArray();
+        QCOMPARE(ids.size(), 4);
+        QCOMPARE(ids[0].toInt(), kGMask);
+        QCOMPARE(ids[1].toInt(), kSop);
+        const QJsonArray tokens = objects[0]["tokens"].toArray();
+        QCOMPARE(tokens[2].toObject()["piece"].toString(), QString("▁the"));
+        QCOMPARE(tokens[3].toObject()["piece"].toString(), QString("▁of"));
+        QCOMPARE(tokens[3].toObject()["begin"].toInt(), 3);  // " of"
+        QCOMPARE(tokens[3].toObject()["end"].toInt(), 6);
+    }
+
+    void generateIsSeededAndItsJsonMatchesItsText() {
+        const QStringList common{"generate",     "--model",   model_,   "--prompt", "the",
+                                 "--max-tokens", "6",         "--seed", "9",        "--temperature",
+                                 "1.2",          "--threads", "1"};
+        const auto text = test::runCli(common);
+        QCOMPARE(text.exitCode, 0);
+        QCOMPARE(test::runCli(common).standardOutput, text.standardOutput);  // seeded
+        const auto other = test::runCli(QStringList(common).replaceInStrings("9", "10"));
+        QVERIFY(other.standardOutput != text.standardOutput);
+
+        const auto json = test::runCli(QStringList(common) << "--json");
+        QCOMPARE(json.exitCode, 0);
+        const auto steps = jsonLines(json.standardOutput);
+        QCOMPARE(steps.size(), size_t(6 + 1));
+        QString joined;
+        for (size_t i = 0; i < 6; ++i) {
+            QCOMPARE(steps[i]["step"].toInt(), int(i));
+            const QJsonObject sampling = steps[i]["sampling"].toObject();
+            QCOMPARE(sampling["chosen_id"].toInt(), steps[i]["token"].toInt());
+            QVERIFY(sampling["candidates"].toArray().size() > 0);
+            joined += steps[i]["text"].toString();
+        }
+        QCOMPARE(joined, text.standardOutput);
+        QCOMPARE(steps.back()["event"].toString(), QString("finished"));
+        QCOMPARE(steps.back()["reason"].toString(), QString("max_tokens"));
+    }
+
+    void greedyOutputIsTheSameWithoutTheCache() {
+        QStringList arguments{"generate", "--model",         model_,
+                              "--prompt", "hello the world", "--max-tokens",
+                              "5",        "--temperature",   "0"};
+        const auto cached = test::runCli(arguments);
+        const auto recomputed = test::runCli(arguments << "--no-cache");
+        QCOMPARE(cached.exitCode, 0);
+        QCOMPARE(recomputed.standardOutput, cached.standardOutput);
+    }
+
+    void chatAnswersEveryLine() {
+        QProcess process;
+        process.start(QStringLiteral(INFERLENS_CLI_PATH),
+                      {"chat", "--model", model_, "--max-tokens", "4", "--seed", "1", "--template",
+                       "chatglm3", "--system", "be brief"});
+        QVERIFY(process.waitForStarted());
+        process.write("hello\nthe world\n");
+        process.closeWriteChannel();
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 0);
+        const QString out = QString::fromUtf8(process.readAllStandardOutput());
+        QCOMPARE(out.count('\n'), 2);  // one answer line per user line
+    }
+
+    void traceEventsAreCompleteAndInOrder() {
+        const auto result = test::runCli({"trace", "--model", model_, "--prompt", "the hello",
+                                          "--chat", "--max-tokens", "3", "--attention", "1:*"});
+        QCOMPARE(result.exitCode, 0);
+        const auto events = jsonLines(result.standardOutput);
+        QVERIFY(!events.empty());
+        QCOMPARE(events.front()["event"].toString(), QString("tokenized"));
+        QCOMPARE(events.back()["event"].toString(), QString("finished"));
+        int layers = 0, attention = 0, sampling = 0, steps = 0;
+        for (const QJsonObject& event : events) {
+            const QString kind = event["event"].toString();
+            layers += kind == "layer_end";
+            sampling += kind == "sampling";
+            steps += kind == "step_end";
+            if (kind == "attention") {
+                ++attention;
+                QCOMPARE(event["layer"].toInt(), 1);
+                for (const QJsonValue& row : event["weights"].toArray()) {
+                    double sum = 0;
+                    for (const QJsonValue& weight : row.toArray())
+                        sum += weight.toDouble();
+                    QVERIFY(std::abs(sum - 1.0) < 1e-4);
+                }
+            }
+        }
+        QCOMPARE(steps, 3);  // the prefill and two decode steps; the third token is not run
+        QCOMPARE(layers, steps * kLayers);
+        QCOMPARE(attention, steps * 4);  // 4 heads of layer 1
+        QCOMPARE(sampling, 3);
+    }
+
+    void benchReportsItsFigures() {
+        const auto result = test::runCli(
+            {"bench", "--model", model_, "--prompt-tokens", "8", "--gen-tokens", "4", "--json"});
+        QCOMPARE(result.exitCode, 0);
+        const auto objects = jsonLines(result.standardOutput);
+        QCOMPARE(objects.size(), size_t(1));
+        for (const char* key :
+             {"prefill_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "peak_rss_mb"})
+            QVERIFY2(objects[0][key].toDouble() > 0, key);
+    }
+
+    void theDefaultModelComesFromTheEnvironment() {
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("INFERLENS_MODEL", model_);
+        process.setProcessEnvironment(environment);
+        process.setWorkingDirectory(QDir::rootPath());  // any working directory
+        process.start(QStringLiteral(INFERLENS_CLI_PATH), {"info"});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY(
+            QString::fromUtf8(process.readAllStandardOutput()).contains("architecture: chatglm"));
+
+        environment.insert("INFERLENS_MODEL", dir_.filePath("missing.gguf"));
+        process.setProcessEnvironment(environment);
+        process.start(QStringLiteral(INFERLENS_CLI_PATH), {"tokenize", "--text", "x"});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(QString::fromUtf8(process.readAllStandardError()).contains("missing.gguf"));
+    }
+
+    void errors_data() {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("no prompt") << QStringList{"generate"} << 2 << "--prompt is required";
+        QTest::newRow("negative temperature")
+            << QStringList{"generate", "--prompt", "a", "--temperature", "-1"} << 1
+            << "temperature";
+        QTest::newRow("top-p above 1")
+            << QStringList{"generate", "--prompt", "a", "--top-p", "1.5"} << 1 << "top";
+        QTest::newRow("bad device")
+            << QStringList{"generate", "--prompt", "a", "--device", "tpu"} << 2 << "--device";
+        QTest::newRow("unknown template")
+            << QStringList{"chat", "--template", "gpt4"} << 1 << "chatglm2";
+        QTest::newRow("system on chatglm2")
+            << QStringList{"chat", "--template", "chatglm2", "--system", "x"} << 2
+            << "no system prompt";
+        QTest::newRow("bad attention spec")
+            << QStringList{"trace", "--prompt", "a", "--attention", "1-2"} << 2 << "LAYER:HEAD";
+    }
+
+    void errors() {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QString, message);
+        arguments << "--model" << model_;
+        const auto result = test::runCli(arguments);
+        QCOMPARE(result.exitCode, exitCode);
+        QVERIFY2(result.standardError.contains(message), qPrintable(result.standardError));
+    }
+
+    void cudaRequestFallsBackToTheCpuWithAMessage() {
+        const auto result = test::runCli({"generate", "--model", model_, "--prompt", "a",
+                                          "--max-tokens", "1", "--device", "cuda"});
+        QCOMPARE(result.exitCode, 0);
+        QVERIFY(result.standardError.contains("running on the CPU"));
+    }
+
+  private:
+    QTemporaryDir dir_;
+    QString model_;
+};
+
+QTEST_GUILESS_MAIN(TestCliGeneration)
+#include "test_cli_generation.moc"
