@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "models/model_files.h"
 #include "tokenizer/tokenizer.h"
+#include "trace/trace_json.h"
 
 namespace inferlens::cli {
 
@@ -18,16 +19,9 @@ int runTokenize(const Words& words) {
     const TokenizationInfo info = tokenizer.tokenize(text, !args.flag("no-prefix"));
 
     if (args.flag("json")) {
-        nlohmann::json tokens = nlohmann::json::array();
-        for (const TokenInfo& token : info.tokens)
-            tokens.push_back({{"id", token.id},
-                              {"piece", token.piece},
-                              {"begin", token.begin},
-                              {"end", token.end},
-                              {"special", token.special},
-                              {"byte_fallback", token.byteFallback}});
-        const nlohmann::json result{{"text", info.text}, {"ids", info.ids()}, {"tokens", tokens}};
-        // Byte-fallback pieces are valid UTF-8 names; replace anything else rather than fail.
+        nlohmann::json result = toJson(info);  // the trace's "tokenized" event, plus the ids
+        result.erase("event");
+        result["ids"] = info.ids();
         std::printf("%s\n",
                     result.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return 0;
