@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job, from nothing: install what is missing, build, and run InferLens on a model.
 # Until the bundled nano model exists (a later issue), the job synthesizes a small random-weight
-# model with ChatGLM2's architecture and tokenizer layout, validates it and computes logits.
+# model with ChatGLM2's architecture and tokenizer layout, validates it, computes logits, and
+# generates from it (random weights: the text is gibberish, the machinery is real).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 "$root/scripts/install-deps.sh"
@@ -15,3 +16,6 @@ mkdir -p "$work"
 "$cli" info --model "$work/glm-demo.gguf"
 # [gMASK] sop and a few pieces, exactly as given (no prefix added).
 "$cli" logits --model "$work/glm-demo.gguf" --ids 2040,2042,300,301,302,303 --out "$work/logits.npy"
+"$cli" tokenize --model "$work/glm-demo.gguf" --text "the world"
+"$cli" generate --model "$work/glm-demo.gguf" --prompt "the world" --max-tokens 24 --seed 1
+echo
