@@ -26,11 +26,7 @@ void AttentionCapture::record(int64_t /*layer*/, int64_t head, int64_t position,
 void AttentionCapture::deliver(int64_t layer) {
     for (const auto& [head, block] : blocks_) {
         const AttentionEvent event{step_, layer, head, firstQuery_, queryCount_, keyCount_, block};
-        probes_.each(
-            [&](const ProbeInterest& interest) {
-                return interest.attention && interest.attention(layer, head);
-            },
-            [&](Probe& probe) { probe.onAttention(event); });
+        probes_.attention(event);
     }
     blocks_.clear();
 }

@@ -33,7 +33,7 @@ Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* pro
                      GenerationControl* control)
     : model_(model),
       options_(options),
-      probes_(probes),
+      probes_(probes != nullptr ? probes : &noProbes_),
       control_(control),
       cache_(model.config().layerCount, model.config().kvHeadCount, model.config().headCount,
              model.config().headDim, resolveContextSize(model.config(), options.contextSize)),
@@ -53,15 +53,12 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
                     " more do not fit");
     if (int64_t(logits.size()) != vocab && int64_t(logits.size()) != count * vocab)
         throw Error("the logits buffer must hold one row or one row per token");
-    if (probes_ != nullptr)
-        probes_->refresh();
+    probes_->refresh();
 
     StepEvent event{stepIndex_, tokenCount(), count,
                     stepIndex_ == 0 ? StepPhase::Prefill : StepPhase::Decode, 0};
     const auto start = Clock::now();
-    if (probes_ != nullptr && probes_->steps())
-        probes_->each([](const ProbeInterest& i) { return i.steps; },
-                      [&](Probe& probe) { probe.onStepBegin(event); });
+    probes_->stepBegin(event);
 
     const size_t kept = history_.size();
     history_.insert(history_.end(), tokens.begin(), tokens.end());
@@ -80,14 +77,9 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     }
 
     event.seconds = secondsSince(start);
-    if (probes_ != nullptr && probes_->kvCache()) {
-        const KvCacheStats stats = cache_.stats();
-        probes_->each([](const ProbeInterest& i) { return i.kvCache; },
-                      [&](Probe& probe) { probe.onKvCache(event.index, stats); });
-    }
-    if (probes_ != nullptr && probes_->steps())
-        probes_->each([](const ProbeInterest& i) { return i.steps; },
-                      [&](Probe& probe) { probe.onStepEnd(event); });
+    if (probes_->wantsKvCache())
+        probes_->kvCacheStats(event.index, cache_.stats());
+    probes_->stepEnd(event);
     ++stepIndex_;
     return true;
 }
@@ -103,7 +95,7 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
     cache_.reserve(count);
 
     std::optional<AttentionCapture> attention;
-    if (probes_ != nullptr && probes_->anyAttention())
+    if (probes_->anyAttention())
         attention.emplace(*probes_, event.index, firstPosition, count);
     for (int64_t layer = 0; layer < c.layerCount; ++layer) {
         if (control_ != nullptr && !control_->checkpoint())
@@ -113,11 +105,7 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
                             attention ? &*attention : nullptr);
         if (attention)
             attention->deliver(layer);
-        if (probes_ != nullptr && probes_->layers()) {
-            const LayerEvent layerEvent{event.index, layer, secondsSince(start)};
-            probes_->each([](const ProbeInterest& i) { return i.layers; },
-                          [&](Probe& probe) { probe.onLayerEnd(layerEvent); });
-        }
+        probes_->layerEnd({event.index, layer, secondsSince(start)});
     }
     cache_.commit(count);
 
@@ -142,12 +130,10 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     if (!step(prompt, logits))
         return finish(std::move(result), FinishReason::Cancelled);
     while (int64_t(result.tokens.size()) < maxNewTokens) {
-        const bool traced = probes_ != nullptr && probes_->sampling();
+        const bool traced = probes_->wantsSampling();
         const int32_t next = chooser.choose(logits, history_, traced);
         if (traced && chooser.lastTrace() != nullptr)
-            probes_->each(
-                [](const ProbeInterest& i) { return i.sampling; },
-                [&](Probe& probe) { probe.onSampling(stepIndex_ - 1, *chooser.lastTrace()); });
+            probes_->sampling(stepIndex_ - 1, *chooser.lastTrace());
         result.tokens.push_back(next);
         if (stopTokens.count(next))
             return finish(std::move(result), FinishReason::EndOfSequence);
@@ -164,11 +150,7 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
 
 Generation Generator::finish(Generation result, FinishReason reason) {
     result.reason = reason;
-    if (probes_ != nullptr && probes_->finished()) {
-        const FinishedEvent event{reason, int64_t(result.tokens.size())};
-        probes_->each([](const ProbeInterest& i) { return i.finished; },
-                      [&](Probe& probe) { probe.onFinished(event); });
-    }
+    probes_->finished({reason, int64_t(result.tokens.size())});
     return result;
 }
 

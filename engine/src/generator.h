@@ -80,6 +80,7 @@ class Generator {
 
     const Model& model_;
     GeneratorOptions options_;
+    ProbeSet noProbes_;  // stands in when the caller has none, so probe points need no null check
     ProbeSet* probes_;
     GenerationControl* control_;
     KvCache cache_;

@@ -45,6 +45,12 @@ void ProbeSet::refresh() {
     }
 }
 
+void ProbeSet::attention(const AttentionEvent& event) const {
+    for (size_t i = 0; i < probes_.size(); ++i)
+        if (interests_[i].attention && interests_[i].attention(event.layer, event.head))
+            probes_[i]->onAttention(event);
+}
+
 bool ProbeSet::wantsAttention(int64_t layer, int64_t head) const {
     return std::any_of(interests_.begin(), interests_.end(), [&](const ProbeInterest& interest) {
         return interest.attention && interest.attention(layer, head);

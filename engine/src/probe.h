@@ -91,24 +91,54 @@ class ProbeSet {
     // subscriber may change what it wants between steps, e.g. the layer shown in the GUI).
     void refresh();
 
-    bool tokenization() const { return wants_.tokenization; }
-    bool steps() const { return wants_.steps; }
-    bool layers() const { return wants_.layers; }
-    bool kvCache() const { return wants_.kvCache; }
-    bool sampling() const { return wants_.sampling; }
-    bool finished() const { return wants_.finished; }
+    bool wantsTokenization() const { return wants_.tokenization; }
+    bool wantsSteps() const { return wants_.steps; }
+    bool wantsLayers() const { return wants_.layers; }
+    bool wantsKvCache() const { return wants_.kvCache; }
+    bool wantsSampling() const { return wants_.sampling; }
+    bool wantsFinished() const { return wants_.finished; }
     bool anyAttention() const { return anyAttention_; }
     bool wantsAttention(int64_t layer, int64_t head) const;
 
-    // Calls `deliver` on each probe whose interest `wanted` says yes.
-    template <typename Wanted, typename Deliver>
-    void each(Wanted wanted, Deliver deliver) const {
-        for (size_t i = 0; i < probes_.size(); ++i)
-            if (wanted(interests_[i]))
-                deliver(*probes_[i]);
+    // Each event goes to the probes that want it; with none, each call is one branch.
+    void tokenized(const TokenizationInfo& info) const {
+        if (wants_.tokenization)
+            each(&ProbeInterest::tokenization, [&](Probe& p) { p.onTokenized(info); });
+    }
+    void stepBegin(const StepEvent& event) const {
+        if (wants_.steps)
+            each(&ProbeInterest::steps, [&](Probe& p) { p.onStepBegin(event); });
+    }
+    void layerEnd(const LayerEvent& event) const {
+        if (wants_.layers)
+            each(&ProbeInterest::layers, [&](Probe& p) { p.onLayerEnd(event); });
+    }
+    void attention(const AttentionEvent& event) const;
+    // Callers check wantsKvCache() first, so that the statistics are only gathered when wanted.
+    void kvCacheStats(int64_t step, const KvCacheStats& stats) const {
+        each(&ProbeInterest::kvCache, [&](Probe& p) { p.onKvCache(step, stats); });
+    }
+    void sampling(int64_t step, const SamplingTrace& trace) const {
+        if (wants_.sampling)
+            each(&ProbeInterest::sampling, [&](Probe& p) { p.onSampling(step, trace); });
+    }
+    void stepEnd(const StepEvent& event) const {
+        if (wants_.steps)
+            each(&ProbeInterest::steps, [&](Probe& p) { p.onStepEnd(event); });
+    }
+    void finished(const FinishedEvent& event) const {
+        if (wants_.finished)
+            each(&ProbeInterest::finished, [&](Probe& p) { p.onFinished(event); });
     }
 
   private:
+    template <typename Deliver>
+    void each(bool ProbeInterest::*wanted, Deliver deliver) const {
+        for (size_t i = 0; i < probes_.size(); ++i)
+            if (interests_[i].*wanted)
+                deliver(*probes_[i]);
+    }
+
     std::vector<Probe*> probes_;
     std::vector<ProbeInterest> interests_;
     ProbeInterest wants_;
