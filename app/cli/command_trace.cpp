@@ -86,7 +86,7 @@ int runTrace(const Words& words) {
                        attentionSelection(args.value("attention").value_or("all")));
     ProbeSet probes;
     probes.add(&writer);
-    writer.onTokenized(tokenized);
+    probes.tokenized(tokenized);
     Generator generator(setup.model, setup.generator, &probes);
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     SamplerChooser chooser(sampler);
