@@ -951,9 +951,17 @@ void TestMalformedFiles::addGgufCases() {
         "gguf/unsupported tensor type Q4_K", "llama",
         [](GgufParts& g) { g.tensor("blk.0.attn_q.weight").type = 12; },
         {"blk.0.attn_q.weight", "Q4_K", "not support"}, true);
-    addGguf("gguf/unsupported tensor type Q8_0", "chatglm",
-            [](GgufParts& g) { g.tensor("blk.1.ffn_down.weight").type = 8; },
-            {"blk.1.ffn_down.weight", "Q8_0"});
+    addGguf("gguf/unsupported tensor type Q5_0", "chatglm",
+            [](GgufParts& g) { g.tensor("blk.1.ffn_down.weight").type = 6; },
+            {"blk.1.ffn_down.weight", "Q5_0", "not support"});
+    addGguf(
+        "gguf/Q8_0 rows not whole blocks", "llama",
+        [](GgufParts& g) {
+            auto& query = g.tensor("blk.0.attn_q.weight");
+            query.type = 8;
+            query.ne = {16, 64};  // 16-value rows: half a block
+        },
+        {"blk.0.attn_q.weight", "row length 16", "q8_0 blocks"}, true);
     addGguf(
         "gguf/tensor offset not aligned", "llama", [](GgufParts& g) { g.tensors[2].offset += 4; },
         {"offset", "alignment"}, true);

@@ -84,7 +84,8 @@ std::optional<DType> Arguments::dtype(const std::string& name) const {
         return std::nullopt;
     const auto parsed = dtypeFromName(*text);
     if (!parsed)
-        throw UsageError("--" + name + ": '" + *text + "' is not one of f32, f16, bf16");
+        throw UsageError("--" + name + ": '" + *text +
+                         "' is not one of f32, f16, bf16, q8_0, q4_0");
     return parsed;
 }
 

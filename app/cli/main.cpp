@@ -39,10 +39,11 @@ commands:
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
            [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
-           [--dtype f32|f16|bf16] [--seed N] [--format gguf|hf] [--tied-embeddings]
+           [--dtype f32|f16|bf16|q8_0|q4_0] [--seed N] [--format gguf|hf] [--tied-embeddings]
            Write a random-weight model with a sentencepiece tokenizer.
-  convert  --model PATH --out PATH --format gguf|hf [--dtype f32|f16|bf16]
-           Convert between a GGUF file and a Hugging Face directory.
+  convert  --model PATH --out PATH --format gguf|hf [--dtype f32|f16|bf16|q8_0|q4_0]
+           Convert between a GGUF file and a Hugging Face directory. q8_0/q4_0 are GGUF only;
+           a quantized GGUF becomes f32 in a Hugging Face directory (exact dequantization).
 
   bench    [--model PATH] [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--json]
            Measure prefill and decode tokens/s, time to first token and peak memory.

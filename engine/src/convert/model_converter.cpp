@@ -39,14 +39,21 @@ bool representableExactly(const TensorView& tensor, DType dtype) {
 
 // Without --dtype nothing is rounded. A Hugging Face checkpoint keeps everything in one type (its
 // torch_dtype) where that loses nothing, so GGUF's f32 norms that came from a bf16 checkpoint go
-// back to bf16 and HF → GGUF → HF gives the original files.
+// back to bf16 and HF → GGUF → HF gives the original files. safetensors has no Q8_0/Q4_0: those
+// become f32, which holds every dequantized value d·q exactly (an 11-bit fp16 scale times an
+// integer of up to 8 bits); f16 would round many of them.
 DType storedType(const TensorView& tensor, ModelFormat format, std::optional<DType> requested,
                  DType checkpointType) {
     if (requested)
         return *requested;
-    if (format == ModelFormat::Gguf || tensor.dtype == checkpointType)
+    if (format == ModelFormat::Gguf)
         return tensor.dtype;
-    return representableExactly(tensor, checkpointType) ? checkpointType : tensor.dtype;
+    if (isBlockQuantized(tensor.dtype))
+        return DType::F32;
+    const DType target = isBlockQuantized(checkpointType) ? DType::F32 : checkpointType;
+    if (tensor.dtype == target)
+        return tensor.dtype;
+    return representableExactly(tensor, target) ? target : tensor.dtype;
 }
 
 }  // namespace

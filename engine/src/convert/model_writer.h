@@ -2,6 +2,8 @@
 // Writing a model as a GGUF file or a Hugging Face directory (config.json, model.safetensors,
 // tokenizer.model). `synth` and `convert` both describe the model in the engine's canonical form —
 // GGUF tensor names, adjacent-pair RoPE rows — and this writer lays it out for the chosen format.
+// Q8_0/Q4_0 exist only in GGUF: a Hugging Face directory refuses them, and in GGUF they apply to
+// 2-D tensors only (1-D stay f32), whose rows must be whole 32-value blocks.
 
 #include <functional>
 #include <optional>

@@ -6,11 +6,20 @@
 namespace inferlens {
 namespace {
 
-constexpr std::array<DTypeInfo, 3> kDTypes{{
+// Indexed by DType: the rows are in the enum's order.
+constexpr std::array<DTypeInfo, 5> kDTypes{{
     {DType::F32, "f32", 0, "F32", 1, 4},
     {DType::F16, "f16", 1, "F16", 1, 2},
     {DType::BF16, "bf16", 30, "BF16", 1, 2},
+    {DType::Q8_0, "q8_0", 8, "", 32, 34},  // fp16 scale + 32 × int8
+    {DType::Q4_0, "q4_0", 2, "", 32, 18},  // fp16 scale + 32 × 4 bits
 }};
+static_assert([] {
+    for (size_t i = 0; i < kDTypes.size(); ++i)
+        if (static_cast<size_t>(kDTypes[i].dtype) != i)
+            return false;
+    return true;
+}());
 
 struct NamedGgmlType {
     uint32_t number;
@@ -18,11 +27,25 @@ struct NamedGgmlType {
 };
 
 // GGML types that exist in files in the wild but have no kernels here yet.
-constexpr std::array<NamedGgmlType, 20> kUnsupportedGgmlTypes{{
-    {2, "Q4_0"},   {3, "Q4_1"},    {6, "Q5_0"},     {7, "Q5_1"},    {8, "Q8_0"},
-    {9, "Q8_1"},   {10, "Q2_K"},   {11, "Q3_K"},    {12, "Q4_K"},   {13, "Q5_K"},
-    {14, "Q6_K"},  {15, "Q8_K"},   {16, "IQ2_XXS"}, {17, "IQ2_XS"}, {18, "IQ3_XXS"},
-    {19, "IQ1_S"}, {20, "IQ4_NL"}, {24, "I8"},      {26, "I32"},    {28, "F64"},
+constexpr std::array<NamedGgmlType, 18> kUnsupportedGgmlTypes{{
+    {3, "Q4_1"},
+    {6, "Q5_0"},
+    {7, "Q5_1"},
+    {9, "Q8_1"},
+    {10, "Q2_K"},
+    {11, "Q3_K"},
+    {12, "Q4_K"},
+    {13, "Q5_K"},
+    {14, "Q6_K"},
+    {15, "Q8_K"},
+    {16, "IQ2_XXS"},
+    {17, "IQ2_XS"},
+    {18, "IQ3_XXS"},
+    {19, "IQ1_S"},
+    {20, "IQ4_NL"},
+    {24, "I8"},
+    {26, "I32"},
+    {28, "F64"},
 }};
 
 }  // namespace

@@ -32,9 +32,10 @@ inline float loadBf16(const std::byte* row, int64_t i) {
     return bf16ToFloat(loadU16(row, i));
 }
 
-// out.size() values of a row stored as `dtype`, as f32.
+// out.size() values of a row stored as `dtype`, as f32 (for Q8_0/Q4_0 a whole number of blocks).
 void decodeRow(DType dtype, const std::byte* row, std::span<float> out);
-// values rounded to `dtype` (nearest, ties to even) and stored at `row`.
+// values rounded to `dtype` (nearest, ties to even) and stored at `row`; Q8_0/Q4_0 are quantized
+// block by block as llama.cpp does (core/quant_blocks.h). Consecutive rows may be passed as one.
 void encodeRow(DType dtype, std::span<const float> values, std::byte* row);
 
 }  // namespace inferlens

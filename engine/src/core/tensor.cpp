@@ -21,9 +21,19 @@ TensorView TensorView::slice(int64_t begin, int64_t count) const {
                     ") is outside tensor " + name + " " + shapeToString(shape));
     TensorView part = *this;
     part.shape.front() = count;
-    const int64_t unitBytes = shape.size() == 2 ? rowBytes() : *byteSize(dtype, 1);
-    part.data = data + begin * unitBytes;
-    part.byteCount = count * unitBytes;
+    if (shape.size() == 2) {
+        part.data = data + begin * rowBytes();
+        part.byteCount = count * rowBytes();
+        return part;
+    }
+    // A 1-D slice counts elements, which in a block-quantized tensor must not cut a block.
+    const auto offset = byteSize(dtype, begin), bytes = byteSize(dtype, count);
+    if (!offset || !bytes)
+        throw Error("slice [" + std::to_string(begin) + ", +" + std::to_string(count) +
+                    ") of tensor " + name + " splits a " + std::string(dtypeName(dtype)) +
+                    " block");
+    part.data = data + *offset;
+    part.byteCount = *bytes;
     return part;
 }
 

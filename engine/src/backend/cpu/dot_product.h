@@ -1,7 +1,7 @@
 #pragma once
 // Dot products between a weight row stored in its file's type and an f32 activation vector: the one
-// place where a weight type meets arithmetic. A new weight type (Q8_0, Q4_0, ...) is a new case
-// here plus its decoder in core/dtype_codec; nothing above this file changes.
+// place where a weight type meets arithmetic. A new weight type (as Q8_0 and Q4_0 were; Q4_K, ...
+// next) is a new case here plus its decoder in core/dtype_codec; nothing above this file changes.
 
 #include <cstddef>
 #include <cstdint>
