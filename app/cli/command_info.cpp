@@ -44,9 +44,10 @@ int runInfo(const Words& words) {
     const ModelConfig& c = model.config();
 
     std::printf("model:        %s\n", files.path.c_str());
-    std::printf("format:       %s\n", files.format == ModelFormat::Gguf
-                                          ? "GGUF"
-                                          : "Hugging Face directory (safetensors)");
+    const bool torchWeights = !files.weightFiles.empty() && files.weightFiles[0].ends_with(".bin");
+    std::printf("format:       %s\n", files.format == ModelFormat::Gguf ? "GGUF"
+                                      : torchWeights ? "Hugging Face directory (PyTorch checkpoint)"
+                                                     : "Hugging Face directory (safetensors)");
     for (const auto& file : files.weightFiles)
         std::printf("weights file: %s\n", file.c_str());
     std::printf("architecture: %s\n", c.architecture.c_str());

@@ -17,8 +17,9 @@ namespace {
 constexpr const char* kUsage = R"(usage: inferlens-cli COMMAND [OPTIONS]
 
 Every command that reads a model takes --model PATH: a GGUF file, or a Hugging Face directory
-(config.json, model.safetensors or model.safetensors.index.json, tokenizer.model). Without it, the
-INFERLENS_MODEL environment variable names the model, else the bundled model is used.
+(config.json, model.safetensors or model.safetensors.index.json — or PyTorch's pytorch_model.bin or
+pytorch_model.bin.index.json —, tokenizer.model). Without it, the INFERLENS_MODEL environment
+variable names the model, else the bundled model is used.
 
 commands:
   info     --model PATH

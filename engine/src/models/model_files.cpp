@@ -9,19 +9,12 @@
 #include "io/gguf_file.h"
 #include "io/json_file.h"
 #include "io/mapped_file.h"
-#include "io/safetensors_file.h"
+#include "models/weight_files.h"
 #include "tokenizer/sentencepiece_proto_reader.h"
 
 namespace inferlens {
 namespace fs = std::filesystem;
 namespace {
-
-struct LocatedTensor {
-    TensorView view;
-    std::string file;
-};
-
-using RawTensors = std::map<std::string, LocatedTensor>;
 
 bool isIgnorableBuffer(const std::string& name) {
     return name.ends_with("rotary_pos_emb.inv_freq") || name.ends_with("rotary_emb.inv_freq");
@@ -38,6 +31,11 @@ void bindSpecs(ModelFiles& files, const RawTensors& raw, bool hfNames) {
                 continue;
             throwFileError(files.path, "required tensor '" + name + "' is missing");
         }
+        if (!found->second.unusableType.empty())
+            throwFileError(found->second.file,
+                           "tensor '" + name + "' is stored as " + found->second.unusableType +
+                               ", which InferLens does not compute with (it reads "
+                               "torch.FloatStorage, HalfStorage and BFloat16Storage)");
         const TensorView& view = found->second.view;
         if (view.shape != spec.shape)
             throwFileError(found->second.file,
@@ -70,7 +68,7 @@ void openGguf(ModelFiles& files) {
 
     RawTensors raw;
     for (const TensorView& tensor : gguf->tensors())
-        raw.emplace(tensor.name, LocatedTensor{tensor, files.path});
+        raw.emplace(tensor.name, LocatedTensor{tensor, files.path, {}});
     const auto embedding = raw.find("token_embd.weight");
     if (embedding == raw.end() || embedding->second.view.shape.size() != 2)
         throwFileError(files.path, "required tensor 'token_embd.weight' is missing or not 2-D");
@@ -104,60 +102,6 @@ void openGguf(ModelFiles& files) {
     options.removeExtraWhitespaces = files.vocabulary->removeExtraWhitespaces;
     files.tokenizer = loadSentencePiece(
         serializeModelProto(files.vocabulary->entries, options, files.path), files.path);
-}
-
-RawTensors readSafetensors(ModelFiles& files, const fs::path& directory) {
-    std::vector<std::string> shardNames;
-    const fs::path single = directory / "model.safetensors";
-    const fs::path index = directory / "model.safetensors.index.json";
-    std::map<std::string, std::string> weightMap;
-    if (fs::exists(index)) {
-        const auto json = readJsonFile(index.string());
-        const auto map = json.find("weight_map");
-        if (map == json.end() || !map->is_object())
-            throwFileError(index.string(), "'weight_map' is missing or not an object");
-        std::set<std::string> names;
-        for (const auto& [tensor, shard] : map->items()) {
-            if (!shard.is_string())
-                throwFileError(index.string(),
-                               "weight_map entry '" + tensor + "' is not a file name");
-            const auto shardName = shard.get<std::string>();
-            if (shardName.empty() || shardName.find('/') != std::string::npos || shardName == "." ||
-                shardName == "..")
-                throwFileError(index.string(),
-                               "weight_map names an invalid shard '" + shardName + "'");
-            weightMap[tensor] = shardName;
-            if (names.insert(shardName).second)
-                shardNames.push_back(shardName);
-        }
-    } else if (fs::exists(single)) {
-        shardNames.push_back("model.safetensors");
-    } else {
-        throwFileError(directory.string(),
-                       "no model.safetensors or model.safetensors.index.json found (PyTorch .bin "
-                       "checkpoints are not supported yet)");
-    }
-    RawTensors raw;
-    for (const auto& shardName : shardNames) {
-        const std::string shardPath = (directory / shardName).string();
-        auto shard = std::make_shared<SafetensorsFile>(shardPath);
-        files.owners.push_back(shard);
-        files.weightFiles.push_back(shardPath);
-        for (const TensorView& tensor : shard->tensors()) {
-            if (!weightMap.empty()) {
-                const auto expected = weightMap.find(tensor.name);
-                if (expected == weightMap.end() || expected->second != shardName)
-                    continue;
-            }
-            if (!raw.emplace(tensor.name, LocatedTensor{tensor, shardPath}).second)
-                throwFileError(shardPath, "tensor '" + tensor.name + "' appears in two shards");
-        }
-    }
-    for (const auto& [tensor, shardName] : weightMap)
-        if (!raw.count(tensor))
-            throwFileError((directory / shardName).string(),
-                           "tensor '" + tensor + "' listed in the index is not in this shard");
-    return raw;
 }
 
 void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
@@ -201,7 +145,7 @@ void openHuggingFace(ModelFiles& files) {
     files.architecture = &architectureForHfConfig(json, configPath);
     files.config = files.architecture->configFromHf(json, configPath);
     validateConfig(files.config, configPath);
-    const RawTensors raw = readSafetensors(files, directory);
+    const RawTensors raw = readHfWeights(files, directory);
     bindSpecs(files, raw, true);
     openHfTokenizer(files, directory);
     if (const auto name = json.find("_name_or_path"); name != json.end() && name->is_string())
@@ -223,9 +167,12 @@ ModelFiles openModelFiles(const std::string& path) {
     std::error_code error;
     if (fs::is_directory(path, error))
         openHuggingFace(files);
-    else if (path.ends_with(".safetensors") || path.ends_with(".json"))
+    else if (path.ends_with(".safetensors") || path.ends_with(".json") ||
+             (fs::path(path).filename().string().starts_with("pytorch_model") &&
+              path.ends_with(".bin")))
         throwFileError(path,
-                       "pass the model's directory (config.json, *.safetensors), not one file");
+                       "pass the model's directory (config.json, *.safetensors or "
+                       "pytorch_model*.bin), not one file");
     else if (fs::exists(path, error))
         openGguf(files);
     else
