@@ -4,21 +4,16 @@
 // ChatGLM) and breaks one thing. GGUF files are re-serialised by a small byte builder in this file,
 // so that a case can corrupt exactly one field; safetensors headers are edited as JSON.
 //
-// Every case opens its model in a forked child process, under a 4 GiB address-space limit and with
-// a time limit, so that a crash, a hang or an attempt to allocate gigabytes fails that case alone
-// instead of taking the whole test down. A subset also runs `inferlens-cli info --model X`.
+// Every case opens its model in a forked child process (tests/support/child_process.h), under a
+// 4 GiB address-space limit and with a time limit, so that a crash, a hang or an attempt to
+// allocate gigabytes fails that case alone instead of taking the whole test down. A subset also
+// runs `inferlens-cli info --model X`.
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <bit>
 #include <cstring>
@@ -36,6 +31,7 @@
 #include "io/gguf_file.h"
 #include "io/gguf_value.h"
 #include "models/model_files.h"
+#include "support/child_process.h"
 #include "support/test_models.h"
 #include "tokenizer/sentencepiece_model.h"
 #include "tokenizer/synthetic_vocabulary.h"
@@ -48,7 +44,6 @@ static_assert(std::endian::native == std::endian::little, "the byte builders wri
 namespace {
 
 constexpr int kCaseTimeoutMs = 4000;
-constexpr rlim_t kAddressSpaceLimit = rlim_t(4) << 30;
 constexpr long kPeakRssLimitKiB = 1L << 20;  // 1 GiB
 constexpr int64_t kSparseFileBytes = int64_t(2) << 30;
 constexpr uint64_t k2Pow60 = uint64_t(1) << 60;
@@ -344,21 +339,6 @@ QByteArray pieceProto(const std::string& piece, int type) {
 // ---------------------------------------------------------------------------------------------
 // Opening a model in a child process.
 
-bool addressSpaceLimitApplies() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-    return false;
-#else
-    return true;
-#endif
-#else
-    return true;
-#endif
-}
-
 struct Outcome {
     QString kind;  // "error", "accepted", "bad_alloc", "exception", "crash", "hang"
     QString message;
@@ -369,88 +349,12 @@ QString describe(const Outcome& outcome) {
     return outcome.kind + ": " + outcome.message;
 }
 
-void writeAll(int fd, const std::string& text) {
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t written = ::write(fd, text.data() + done, text.size() - done);
-        if (written <= 0)
-            return;
-        done += size_t(written);
-    }
-}
-
-Outcome openInChildProcess(const std::string& path, const std::string& resultPath) {
-    const pid_t child = ::fork();
-    if (child < 0)
-        return {"crash", "fork failed"};
-    if (child == 0) {
-        // Qt Test's fatal-signal handler would attach a debugger to print a backtrace: let a crash
-        // be a plain crash, without a core file.
-        for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS})
-            ::signal(signal, SIG_DFL);
-        rlimit noCore{0, 0};
-        ::setrlimit(RLIMIT_CORE, &noCore);
-        if (addressSpaceLimitApplies()) {
-            rlimit limit{};
-            ::getrlimit(RLIMIT_AS, &limit);
-            if (limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > kAddressSpaceLimit) {
-                limit.rlim_cur = kAddressSpaceLimit;
-                ::setrlimit(RLIMIT_AS, &limit);
-            }
-        }
-        std::string kind, message;
-        try {
-            const ModelFiles files = openModelFiles(path);
-            kind = "accepted";
-            message = "openModelFiles returned normally";
-        } catch (const Error& error) {
-            kind = "error";
-            message = error.what();
-        } catch (const std::bad_alloc&) {
-            kind = "bad_alloc";
-            message = "std::bad_alloc under a 4 GiB address-space limit (a huge allocation)";
-        } catch (const std::exception& error) {
-            kind = "exception";
-            message = std::string("not an inferlens::Error: ") + error.what();
-        } catch (...) {
-            kind = "exception";
-            message = "an exception that is not a std::exception";
-        }
-        rusage usage{};
-        ::getrusage(RUSAGE_SELF, &usage);
-        const int fd = ::open(resultPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (fd >= 0) {
-            writeAll(fd, kind + "\n" + std::to_string(usage.ru_maxrss) + "\n" + message);
-            ::close(fd);
-        }
-        ::_exit(0);
-    }
-    QElapsedTimer timer;
-    timer.start();
-    int status = 0;
-    while (::waitpid(child, &status, WNOHANG) != child) {
-        if (timer.elapsed() > kCaseTimeoutMs) {
-            ::kill(child, SIGKILL);
-            ::waitpid(child, &status, 0);
-            return {"hang",
-                    QStringLiteral("still running after %1 ms; killed").arg(kCaseTimeoutMs)};
-        }
-        ::usleep(1000);
-    }
-    if (WIFSIGNALED(status))
-        return {"crash", QStringLiteral("killed by signal %1 (%2)")
-                             .arg(WTERMSIG(status))
-                             .arg(QString::fromUtf8(::strsignal(WTERMSIG(status))))};
-    const QByteArray result = readBytes(resultPath);
-    const qsizetype first = result.indexOf('\n');
-    const qsizetype second = result.indexOf('\n', first + 1);
-    if (first < 0 || second < 0)
-        return {"crash", "the child process wrote no result"};
-    Outcome outcome;
-    outcome.kind = QString::fromUtf8(result.left(first));
-    outcome.peakRssKiB = result.mid(first + 1, second - first - 1).toLong();
-    outcome.message = QString::fromUtf8(result.mid(second + 1));
-    if (outcome.kind == "error" && !isValidUtf8(result.mid(second + 1).toStdString()))
+Outcome openInChildProcess(const std::string& path) {
+    const test::ChildOutcome child =
+        test::runInChild([&] { const ModelFiles files = openModelFiles(path); }, kCaseTimeoutMs);
+    Outcome outcome{QString::fromStdString(child.kind), QString::fromUtf8(child.message),
+                    child.peakRssKiB};
+    if (child.kind == "error" && !isValidUtf8(child.message))
         outcome.message += " [the message is not valid UTF-8]";
     return outcome;
 }
@@ -655,9 +559,7 @@ void TestMalformedFiles::validModelsOpen_data() {
 // cleanly: so every refusal below is caused by the one thing its case breaks.
 void TestMalformedFiles::validModelsOpen() {
     QFETCH(QString, model);
-    QTemporaryDir scratch;
-    const Outcome outcome =
-        openInChildProcess(model.toStdString(), scratch.filePath("result").toStdString());
+    const Outcome outcome = openInChildProcess(model.toStdString());
     QVERIFY2(outcome.kind == "accepted", qPrintable(describe(outcome)));
     const test::CliResult cli = test::runCli({"info", "--model", model});
     QVERIFY2(cli.exitCode == 0, qPrintable(cli.standardError));
@@ -686,7 +588,7 @@ void TestMalformedFiles::malformedInputIsRefused() {
     const BadModel bad = make(dir.path().toStdString());
     const QString badFile = QString::fromStdString(bad.badFile);
 
-    const Outcome outcome = openInChildProcess(bad.open, dir.filePath("result").toStdString());
+    const Outcome outcome = openInChildProcess(bad.open);
     QVERIFY2(outcome.kind == "error", qPrintable(describe(outcome)));
     const QString& message = outcome.message;
     QVERIFY2(message.startsWith(badFile + ": "),
