@@ -19,7 +19,8 @@ namespace {
 constexpr size_t kMaxStack = size_t(1) << 16;
 constexpr size_t kMaxMarks = 64;
 constexpr size_t kMaxMemo = size_t(1) << 20;
-constexpr size_t kMaxObjects = size_t(1) << 20;  // ~100 MiB at most
+// A state dict needs about 15 objects per tensor: even a 70B shard stays far below this.
+constexpr size_t kMaxObjects = size_t(1) << 18;  // ~25 MiB at most
 constexpr uint64_t kMaxStringBytes = uint64_t(1) << 20;
 constexpr size_t kMaxGlobalLine = 256;
 constexpr size_t kMaxDimensions = 8;
