@@ -65,16 +65,6 @@ struct Ids {
     }
 };
 
-std::string withSpaces(const std::string& piece) {
-    std::string text;
-    for (size_t at = 0; at < piece.size();)
-        if (piece.compare(at, 3, "\xE2\x96\x81") == 0)
-            text += ' ', at += 3;
-        else
-            text += piece[at++];
-    return text;
-}
-
 }  // namespace
 
 class TestChatTemplate : public QObject {
@@ -98,7 +88,7 @@ class TestChatTemplate : public QObject {
             } else if (token.byteFallback) {
                 QCOMPARE(surface, std::string(1, char(*tokenizer.byteValue(token.id))));
             } else {
-                const std::string text = withSpaces(token.piece);
+                const std::string text = test::pieceAsText(token.piece);
                 QVERIFY2(surface == text || (text.starts_with(' ') && surface == text.substr(1)),
                          token.piece.c_str());
             }

@@ -91,16 +91,6 @@ void addVariedRows() {
         QTest::newRow(name) << QByteArray(text);
 }
 
-std::string fromPiece(std::string piece) {
-    std::string text;
-    for (size_t at = 0; at < piece.size();)
-        if (piece.compare(at, 3, "\xE2\x96\x81") == 0)
-            text += ' ', at += 3;
-        else
-            text += piece[at++];
-    return text;
-}
-
 }  // namespace
 
 class TestTokenizer : public QObject {
@@ -125,7 +115,7 @@ class TestTokenizer : public QObject {
             } else if (token.byteFallback) {
                 QCOMPARE(surface, std::string(1, char(*tokenizer.byteValue(token.id))));
             } else {
-                std::string expected = fromPiece(token.piece);
+                std::string expected = test::pieceAsText(token.piece);
                 if (first && expected.starts_with(' '))
                     expected.erase(0, 1);  // the dummy-prefix space stands for no source text
                 QCOMPARE(surface, expected);

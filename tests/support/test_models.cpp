@@ -53,6 +53,16 @@ double normalisedError(const std::vector<float>& a, const std::vector<float>& b)
     return relativeError(a, b);
 }
 
+std::string pieceAsText(const std::string& piece) {
+    std::string text;
+    for (size_t at = 0; at < piece.size();)
+        if (piece.compare(at, 3, "\xE2\x96\x81") == 0)
+            text += ' ', at += 3;
+        else
+            text += piece[at++];
+    return text;
+}
+
 std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed) {
     std::vector<int32_t> ids;
     uint64_t state = seed;

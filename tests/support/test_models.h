@@ -25,6 +25,9 @@ std::vector<float> engineLogits(const std::string& modelPath, const std::vector<
 double normalisedError(const std::vector<float>& a, const std::vector<double>& b);
 double normalisedError(const std::vector<float>& a, const std::vector<float>& b);
 
+// A sentencepiece piece as text: its "▁" marks become spaces.
+std::string pieceAsText(const std::string& piece);
+
 // A deterministic id sequence inside [0, vocab).
 std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed = 7);
 
