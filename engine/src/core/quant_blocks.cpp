@@ -80,24 +80,28 @@ void quantizeQ4_0(std::span<const float> values, std::byte* blocks) {
     }
 }
 
-void dequantizeQ8_0(const std::byte* blocks, std::span<float> out) {
-    checkBlocks(out.size(), "q8_0");
+namespace {
+
+// Both types store d and then 32 integers q; value j of a block is d · q_j.
+template <int (*multiple)(const std::byte*, int64_t), int64_t blockBytes>
+void dequantizeBlocks(const std::byte* blocks, std::span<float> out, const char* type) {
+    checkBlocks(out.size(), type);
     for (size_t first = 0; first < out.size(); first += kQuantBlockElements) {
-        const std::byte* block = blocks + first / kQuantBlockElements * kQ8_0BlockBytes;
+        const std::byte* block = blocks + first / kQuantBlockElements * blockBytes;
         const float d = blockScale(block);
         for (int64_t j = 0; j < kQuantBlockElements; ++j)
-            out[first + j] = float(q8_0Multiple(block, j)) * d;
+            out[first + j] = float(multiple(block, j)) * d;
     }
 }
 
+}  // namespace
+
+void dequantizeQ8_0(const std::byte* blocks, std::span<float> out) {
+    dequantizeBlocks<q8_0Multiple, kQ8_0BlockBytes>(blocks, out, "q8_0");
+}
+
 void dequantizeQ4_0(const std::byte* blocks, std::span<float> out) {
-    checkBlocks(out.size(), "q4_0");
-    for (size_t first = 0; first < out.size(); first += kQuantBlockElements) {
-        const std::byte* block = blocks + first / kQuantBlockElements * kQ4_0BlockBytes;
-        const float d = blockScale(block);
-        for (int64_t j = 0; j < kQuantBlockElements; ++j)
-            out[first + j] = float(q4_0Multiple(block, j)) * d;
-    }
+    dequantizeBlocks<q4_0Multiple, kQ4_0BlockBytes>(blocks, out, "q4_0");
 }
 
 }  // namespace inferlens
