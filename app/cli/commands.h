@@ -18,5 +18,6 @@ int runTokenize(const Words& words);
 int runGenerate(const Words& words);
 int runChat(const Words& words);
 int runTrace(const Words& words);
+int runScore(const Words& words);
 
 }  // namespace inferlens::cli

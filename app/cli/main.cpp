@@ -36,6 +36,10 @@ commands:
   trace    [--model PATH] --prompt TEXT [--chat] [--system TEXT] [--template NAME]
            [--attention all|none|LAYER:HEAD,...] [--out FILE] [SAMPLING] [RUN]
            Every probe event of one generation as JSON lines.
+  score    [--model PATH] (--text TEXT | --file FILE) [--json] [--ctx-size N] [--threads N]
+           Mean next-token loss (nats/token) and perplexity of texts: FILE.jsonl holds one
+           {"text": ...} document a line, any other file is one document. Each document is
+           scored as training saw it: prefix tokens, the text, the end-of-sequence token.
   logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
@@ -63,7 +67,8 @@ int main(int argc, char** argv) {
     const std::map<std::string, std::function<int(const Words&)>> commands{
         {"info", runInfo},         {"logits", runLogits}, {"synth", runSynth},
         {"convert", runConvert},   {"bench", runBench},   {"tokenize", runTokenize},
-        {"generate", runGenerate}, {"chat", runChat},     {"trace", runTrace}};
+        {"generate", runGenerate}, {"chat", runChat},     {"trace", runTrace},
+        {"score", runScore}};
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

@@ -53,6 +53,7 @@ class Generator {
     Generator(const Model& model, GeneratorOptions options = {}, ProbeSet* probes = nullptr,
               GenerationControl* control = nullptr);
 
+    const Model& model() const { return model_; }
     int64_t contextSize() const { return cache_.capacity(); }
     int threadCount() const { return pool_.size(); }
     int64_t tokenCount() const { return int64_t(history_.size()); }

@@ -9,7 +9,8 @@ namespace inferlens {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kBundledModelName = "inferlens-nano.gguf";
+// A Hugging Face directory: config.json, model.safetensors, tokenizer.model (tools/train_nano).
+constexpr const char* kBundledModelName = "inferlens-nano";
 
 fs::path executableDirectory() {
     std::error_code error;
@@ -44,7 +45,8 @@ std::string findDefaultModel() {
             return candidate;
         tried += (tried.empty() ? "" : ", ") + candidate;
     }
-    throw Error("no model given (--model PATH or INFERLENS_MODEL) and no bundled model at " + tried);
+    throw Error("no model given (--model PATH or INFERLENS_MODEL) and no bundled model at " +
+                tried);
 }
 
 }  // namespace inferlens
