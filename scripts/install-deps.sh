@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config  # toolchain
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools  # Qt 6: Core, Test, Widgets, LinguistTools
   libqcustomplot-dev        # plots in the desktop app (QCustomPlotQt6)
+  qt6-svg-dev               # SVG export of the panels (QSvgGenerator)
   libsentencepiece-dev      # tokenizers (tokenizer.model and GGUF vocabularies)
   nlohmann-json3-dev        # config.json, safetensors headers, shard indexes
   fonts-wqy-microhei        # a CJK font, so that Chinese text is not drawn as empty boxes

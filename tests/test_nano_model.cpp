@@ -111,6 +111,22 @@ class TestNanoModel : public QObject {
         QCOMPARE(int64_t(row), shape[0]);
     }
 
+    void theChatTemplateRendersPromptsAsTrainingDid() {
+        // golden.json's first prompt is round 1 asking for 《春晓》; its third has one earlier
+        // round.
+        const QJsonArray prompts = readJson(kNanoData + "/golden.json").array();
+        const Model model = Model::open(model_);
+        const Tokenizer tokenizer(model.files());
+        const ChatTemplate chat(chooseChatTemplate(model.files(), "").kind, tokenizer);
+        QCOMPARE(chat.name(), std::string_view("chatglm2"));
+        const std::vector<ChatMessage> oneRound{{ChatRole::User, "《春晓》"}};
+        QCOMPARE(chat.render(oneRound).ids, toIds(prompts[0].toObject()["ids"].toArray()));
+        const std::vector<ChatMessage> twoRounds{{ChatRole::User, "《江雪》的作者是谁？"},
+                                                 {ChatRole::Assistant, "柳宗元"},
+                                                 {ChatRole::User, "背一首柳宗元的诗。"}};
+        QCOMPARE(chat.render(twoRounds).ids, toIds(prompts[2].toObject()["ids"].toArray()));
+    }
+
     void greedyAnswersReciteTrainedPoems() {
         const QJsonArray recitations = readJson(kNanoData + "/recitations.json").array();
         QVERIFY(recitations.size() >= 5);

@@ -206,6 +206,53 @@ class TestProbes : public QObject {
         QCOMPARE(layersRun.load(), int(kLayers));
     }
 
+    void stepsRunOneLayerOrOneTokenWhilePaused() {
+        const Model model = Model::open(path_);
+        GenerationControl control;
+        std::atomic<int> layersRun{0};
+        std::atomic<int> tokensChosen{0};
+        RecordingProbe probe;
+        probe.wants.layers = true;
+        probe.afterLayer = [&](const LayerEvent&) { ++layersRun; };
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator generator(model, {}, &probes, &control);
+        struct CountingChooser final : TokenChooser {
+            std::atomic<int>* count;
+            int32_t choose(std::span<const float> logits, std::span<const int32_t>, bool) override {
+                ++*count;
+                return argmax(logits);
+            }
+        } chooser;
+        chooser.count = &tokensChosen;
+        control.pause();
+        Generation result;
+        std::thread worker([&] {
+            const std::vector<int32_t> prompt{5, 6};
+            result = generator.generate(prompt, 3, chooser, {});
+        });
+        const auto settle = [] { std::this_thread::sleep_for(std::chrono::milliseconds(150)); };
+        settle();
+        QCOMPARE(layersRun.load(), 0);
+        control.stepLayer();
+        settle();
+        QCOMPARE(layersRun.load(), 1);
+        control.stepLayer();
+        settle();
+        QCOMPARE(layersRun.load(), 2);
+        control.stepToken();  // the rest of the prefill, then the first token
+        settle();
+        QCOMPARE(tokensChosen.load(), 1);
+        QCOMPARE(layersRun.load(), int(kLayers));
+        control.stepToken();  // one decode step
+        settle();
+        QCOMPARE(tokensChosen.load(), 2);
+        QCOMPARE(layersRun.load(), 2 * int(kLayers));
+        control.resume();
+        worker.join();
+        QCOMPARE(result.tokens.size(), size_t(3));
+    }
+
   private:
     QTemporaryDir dir_;
     std::string path_;

@@ -132,6 +132,8 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     while (int64_t(result.tokens.size()) < maxNewTokens) {
         const bool traced = probes_->wantsSampling();
         const int32_t next = chooser.choose(logits, history_, traced);
+        if (control_ != nullptr)
+            control_->tokenChosen();
         if (traced && chooser.lastTrace() != nullptr)
             probes_->sampling(stepIndex_ - 1, *chooser.lastTrace());
         result.tokens.push_back(next);

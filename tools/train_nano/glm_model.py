@@ -25,7 +25,7 @@ class GlmConfig:
     ffn_hidden_size: int = 704
     seq_length: int = 2048
     norm_eps: float = 1e-5
-    dropout: float = 0.0     # training only (attention weights and both residual branches)
+    dropout: float = 0.0     # training only: on both residual branches
 
     @property
     def head_dim(self):
@@ -81,8 +81,7 @@ class SelfAttention(nn.Module):
         q, k, v = (t.transpose(1, 2) for t in (q, k, v))         # [B, heads, T, d]
         scores = (q @ k.transpose(-1, -2)) / math.sqrt(c.head_dim)
         scores = scores.masked_fill(~mask[:, None], float("-inf"))
-        weights = F.dropout(F.softmax(scores.float(), dim=-1), c.dropout, self.training)
-        out = weights @ v
+        out = F.softmax(scores.float(), dim=-1) @ v
         return self.dense(out.transpose(1, 2).reshape(batch, length, c.hidden_size))
 
 

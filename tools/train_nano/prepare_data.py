@@ -12,7 +12,7 @@ set; nothing derived from a held-out document is trained on.
 
 Output (JSON lines in the work directory):
   train.jsonl    {"prompt": str, "answer": str, "repeat": int}   prompt "" for plain text;
-                 poems are repeated twice an epoch (to be recited), other text once
+                 poems are repeated three times an epoch (to be recited), other text once
   heldout.jsonl  {"text": str, "source": str}
   tokenizer_corpus.txt  one line of text per line of the training documents
 """
@@ -92,13 +92,13 @@ def main(work_dir):
     for poem in poems:
         title_count[poem["title"]] = title_count.get(poem["title"], 0) + 1
     for poem in poems:
-        train.append({"prompt": "", "answer": poem_text(poem), "repeat": 2})
+        train.append({"prompt": "", "answer": poem_text(poem), "repeat": 3})
         if title_count[poem["title"]] == 1:
-            train.append({"prompt": f"《{poem['title']}》", "answer": poem["body"], "repeat": 2})
+            train.append({"prompt": f"《{poem['title']}》", "answer": poem["body"], "repeat": 3})
             train.append({"prompt": f"《{poem['title']}》的作者是谁？", "answer": poem["author"],
-                          "repeat": 2})
+                          "repeat": 3})
         train.append({"prompt": f"背一首{poem['author']}的诗。",
-                      "answer": f"《{poem['title']}》\n{poem['body']}", "repeat": 2})
+                      "answer": f"《{poem['title']}》\n{poem['body']}", "repeat": 3})
 
     sayings = [e for e in read_fortunes("chinese")
                if len(e) <= CHINESE_MAX_CHARS and "debian" not in e.lower()]

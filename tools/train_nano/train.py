@@ -23,8 +23,12 @@ from nano_tokens import NanoTokenizer, chat_prompt, document_ids
 SEED = 1234
 ROW_TOKENS = 256
 ROWS_PER_STEP = 16
-EPOCHS = int(os.environ.get("NANO_EPOCHS", "15"))
-DROPOUT = 0.1  # without it the model memorizes everything and held-out loss climbs past unigram
+EPOCHS = int(os.environ.get("NANO_EPOCHS", "8"))
+# Regularisation: without it the model memorizes its data and becomes so sure of itself that its
+# held-out loss climbs past the unigram baseline's. Label smoothing caps that confidence; greedy
+# answers (the argmax) are unaffected.
+DROPOUT = 0.1
+LABEL_SMOOTHING = 0.1
 PEAK_LR = 3e-3
 WARMUP_STEPS = 60
 EVAL_EVERY = 100
@@ -141,7 +145,8 @@ def main(work_dir):
                 for group in optimizer.param_groups:
                     group["lr"] = learning_rate(step, total_steps)
                 logits = model(ids, positions, owners)
-                loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-100)
+                loss = F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=-100,
+                                       label_smoothing=LABEL_SMOOTHING)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

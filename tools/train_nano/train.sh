@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds the bundled model from nothing: Debian's fortune packages → corpus → sentencepiece
 # tokenizer → ChatGLM2-nano training → resources/models/inferlens-nano and tests/data/nano.
-# About 50 minutes on a 2-core CPU. Usage: tools/train_nano/train.sh [WORK_DIR]
+# About an hour on a 2-core CPU. Usage: tools/train_nano/train.sh [WORK_DIR]
+# (NANO_EPOCHS=1 makes a quick trial run.)
 #
 # PyTorch: a virtual environment in WORK_DIR/venv with the versions below from PyPI (Debian's
 # python3-torch 1.13 works too, about 2.5 times slower here: NANO_PYTHON=/usr/bin/python3).
@@ -38,4 +39,6 @@ cd "$here"
 "$python" prepare_data.py "$work"
 "$python" train_tokenizer.py "$work"
 "$python" train.py "$work"
-"$python" export.py "$work" "$root/resources/models/inferlens-nano" "$root/tests/data/nano"
+# NANO_MODEL_DIR / NANO_TEST_DATA_DIR: write elsewhere (a trial run that leaves the bundled model be).
+"$python" export.py "$work" "${NANO_MODEL_DIR:-$root/resources/models/inferlens-nano}" \
+    "${NANO_TEST_DATA_DIR:-$root/tests/data/nano}"

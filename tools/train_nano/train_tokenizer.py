@@ -11,7 +11,7 @@ import sys
 
 import sentencepiece as spm
 
-VOCAB_SIZE = 6000
+VOCAB_SIZE = 4000
 
 
 def main(work_dir):
@@ -20,7 +20,7 @@ def main(work_dir):
         model_prefix=os.path.join(work_dir, "tokenizer"),
         model_type="bpe",
         vocab_size=VOCAB_SIZE,
-        character_coverage=0.9995,
+        character_coverage=0.995,  # the rarest characters fall back to bytes
         byte_fallback=True,
         normalization_rule_name="identity",
         remove_extra_whitespaces=False,

@@ -1,0 +1,140 @@
+#include "chat_view.h"
+
+#include <QHBoxLayout>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QShortcut>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+namespace inferlens::gui {
+
+ChatView::ChatView(QWidget* parent) : QWidget(parent) {
+    view_ = new QTextBrowser;
+    input_ = new QPlainTextEdit;
+    input_->setPlaceholderText(tr("Ask something — Ctrl+Enter sends"));
+    input_->setMaximumHeight(90);
+    sendButton_ = new QPushButton(tr("Send"));
+    stopButton_ = new QPushButton(tr("Stop"));
+    regenerateButton_ = new QPushButton(tr("Regenerate"));
+    editButton_ = new QPushButton(tr("Edit last"));
+    clearButton_ = new QPushButton(tr("Clear"));
+    auto* buttons = new QHBoxLayout;
+    for (QPushButton* button :
+         {sendButton_, stopButton_, regenerateButton_, editButton_, clearButton_})
+        buttons->addWidget(button);
+    buttons->addStretch();
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(view_, 1);
+    layout->addWidget(input_);
+    layout->addLayout(buttons);
+
+    connect(sendButton_, &QPushButton::clicked, this, [this] {
+        const QString text = input_->toPlainText().trimmed();
+        if (!text.isEmpty()) {
+            input_->clear();
+            send(text);
+        }
+    });
+    auto* shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), input_);
+    connect(shortcut, &QShortcut::activated, sendButton_, &QPushButton::click);
+    connect(stopButton_, &QPushButton::clicked, this, &ChatView::stopRequested);
+    connect(regenerateButton_, &QPushButton::clicked, this, &ChatView::regenerate);
+    connect(editButton_, &QPushButton::clicked, this, &ChatView::editLast);
+    connect(clearButton_, &QPushButton::clicked, this, [this] {
+        turns_.clear();
+        status_.clear();
+        render();
+        emit conversationChanged();
+    });
+    renderTimer_.setSingleShot(true);
+    renderTimer_.setInterval(16);
+    connect(&renderTimer_, &QTimer::timeout, this, &ChatView::render);
+    setBusy(false);
+}
+
+void ChatView::setConversation(const QList<ChatTurn>& turns) {
+    turns_ = turns;
+    render();
+}
+
+void ChatView::setBusy(bool busy) {
+    busy_ = busy;
+    sendButton_->setEnabled(!busy);
+    stopButton_->setEnabled(busy);
+    const bool answered = !turns_.isEmpty() && !turns_.back().user;
+    regenerateButton_->setEnabled(!busy && answered);
+    editButton_->setEnabled(!busy && !turns_.isEmpty());
+    clearButton_->setEnabled(!busy);
+}
+
+void ChatView::send(const QString& message) {
+    if (busy_)
+        return;
+    // A question left unanswered (the model failed, or the app closed mid-answer) is superseded:
+    // chat templates need user and assistant turns to alternate.
+    while (!turns_.isEmpty() && turns_.back().user)
+        turns_.removeLast();
+    turns_.append({true, message});
+    partial_.clear();
+    status_.clear();
+    render();
+    emit conversationChanged();
+    emit answerRequested(turns_);
+}
+
+void ChatView::appendAnswerText(const QString& text) {
+    partial_ += text;
+    if (!renderTimer_.isActive())
+        renderTimer_.start();
+}
+
+void ChatView::finishAnswer(const QString& answer, const QString& reason, bool ok) {
+    if (ok && !answer.isEmpty())
+        turns_.append({false, answer});
+    status_ = ok ? tr("finished: %1").arg(reason) : tr("error: %1").arg(reason);
+    partial_.clear();
+    render();
+    emit conversationChanged();
+}
+
+void ChatView::regenerate() {
+    if (!turns_.isEmpty() && !turns_.back().user)
+        turns_.removeLast();
+    if (turns_.isEmpty())
+        return;
+    const QString question = turns_.back().text;
+    turns_.removeLast();
+    send(question);
+}
+
+void ChatView::editLast() {
+    while (!turns_.isEmpty() && !turns_.back().user)
+        turns_.removeLast();
+    if (turns_.isEmpty())
+        return;
+    input_->setPlainText(turns_.back().text);
+    turns_.removeLast();
+    render();
+    input_->setFocus();
+    emit conversationChanged();
+}
+
+void ChatView::render() {
+    QString html;
+    for (const ChatTurn& turn : turns_)
+        html += QStringLiteral("<p><b>%1</b><br>%2</p>")
+                    .arg(turn.user ? tr("You") : tr("Model"),
+                         turn.text.toHtmlEscaped().replace('\n', "<br>"));
+    if (busy_ || !partial_.isEmpty())
+        html += QStringLiteral("<p><b>%1</b><br>%2▍</p>")
+                    .arg(tr("Model"), partial_.toHtmlEscaped().replace('\n', "<br>"));
+    if (!status_.isEmpty())
+        html += QStringLiteral("<p><i>%1</i></p>").arg(status_.toHtmlEscaped());
+    view_->setHtml(html);
+    view_->verticalScrollBar()->setValue(view_->verticalScrollBar()->maximum());
+    setBusy(busy_);
+}
+
+}  // namespace inferlens::gui

@@ -1,0 +1,47 @@
+// inferlens: the desktop app. Headless switches (--prompt, --screenshot, --quit-after-generation)
+// let tests and the documentation run it without anyone at the keyboard.
+
+#include <QApplication>
+#include <QCommandLineParser>
+
+#include "main_window.h"
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("InferLens"));
+    QApplication::setApplicationName(QStringLiteral("InferLens"));
+    QApplication::setApplicationVersion(QStringLiteral(INFERLENS_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QApplication::translate(
+        "main", "Chat with a local language model and watch what happens inside."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption model("model", QApplication::translate("main", "Model to open."),
+                                   "path");
+    const QCommandLineOption prompt(
+        "prompt", QApplication::translate("main", "Send TEXT as the user's chat message."), "text");
+    const QCommandLineOption maxTokens(
+        "max-tokens", QApplication::translate("main", "Tokens to generate at most."), "n");
+    const QCommandLineOption screenshot(
+        "screenshot",
+        QApplication::translate("main", "After generation, save the window (1600×1000) as PNG."),
+        "file.png");
+    const QCommandLineOption quit(
+        "quit-after-generation",
+        QApplication::translate("main", "Exit when the generation ends (0 on success)."));
+    parser.addOptions({model, prompt, maxTokens, screenshot, quit});
+    parser.process(app);
+
+    inferlens::gui::StartupOptions options;
+    options.model = parser.value(model);
+    options.prompt = parser.value(prompt);
+    options.maxTokens = parser.value(maxTokens).toInt();
+    options.screenshot = parser.value(screenshot);
+    options.quitAfterGeneration = parser.isSet(quit);
+
+    inferlens::gui::MainWindow window(options);
+    window.resize(1600, 1000);
+    window.show();
+    return app.exec();
+}

@@ -1,0 +1,266 @@
+// The attention panels: the heat map paints each weight in exactly colourFor(weight), log mapping
+// recolours, a decode step's row is appended in place, points map to (query, key); the head grid
+// pools and selects heads; the overview colours one number per head and selects by click.
+
+#include <QSignalSpy>
+#include <QTest>
+#include <cmath>
+
+#include "attention_head_grid_widget.h"
+#include "attention_heatmap_widget.h"
+#include "attention_overview_widget.h"
+
+using namespace inferlens::widgets;
+
+namespace {
+
+// A causal matrix whose row q spreads its weight over keys 0..q in the proportions 1, 2, 3, ...
+AttentionMatrix causal(int layer, int head, int firstQuery, int queryCount, int keyCount) {
+    AttentionMatrix m{layer, head, firstQuery, queryCount, keyCount, {}};
+    m.weights.assign(size_t(queryCount) * size_t(keyCount), 0.0f);
+    for (int row = 0; row < queryCount; ++row) {
+        const int query = firstQuery + row;
+        const float total = float((query + 1) * (query + 2) / 2);
+        for (int key = 0; key <= query && key < keyCount; ++key) {
+            m.weights[size_t(row) * size_t(keyCount) + size_t(key)] = float(key + 1) / total;
+        }
+    }
+    return m;
+}
+
+QColor pixelAtCentre(QWidget& widget, const QRect& cell) {
+    return widget.grab().toImage().pixelColor(cell.center());
+}
+
+}  // namespace
+
+class TestWidgetAttention : public QObject {
+    Q_OBJECT
+  private slots:
+    void heatmapPaintsEachCellInItsColour() {
+        AttentionHeatmapWidget map;
+        map.resize(420, 420);
+        map.setMatrix(causal(3, 5, 0, 4, 4));
+        map.setTokenLabels({"[gMASK]", "sop", " a", "b"});
+        QCOMPARE(map.queryCount(), 4);
+        QCOMPARE(map.keyCount(), 4);
+        QCOMPARE(map.layer(), 3);
+        QCOMPARE(map.head(), 5);
+        const QImage image = map.grab().toImage();
+        for (int query = 0; query < 4; ++query) {
+            for (int key = 0; key < 4; ++key) {
+                const QRect cell = map.cellRect(query, key);
+                QVERIFY(cell.width() >= 3);
+                const QColor expected = key > query ? AttentionHeatmapWidget::maskedColour()
+                                                    : map.colourFor(map.weight(query, key));
+                QCOMPARE(image.pixelColor(cell.center()), expected);
+            }
+        }
+        // Different weights, different colours (the scale is not flat).
+        QVERIFY(map.colourFor(0.1f) != map.colourFor(0.9f));
+        QCOMPARE(map.weight(3, 3), 0.4f);
+    }
+
+    void logScaleRecolours() {
+        AttentionHeatmapWidget map;
+        map.resize(420, 420);
+        map.setMatrix(causal(0, 0, 0, 4, 4));
+        const QRect cell = map.cellRect(3, 0);  // weight 0.1
+        const QColor linear = map.colourFor(0.1f);
+        QCOMPARE(pixelAtCentre(map, cell), linear);
+        map.setLogScale(true);
+        QVERIFY(map.logScale());
+        const QColor logarithmic = map.colourFor(0.1f);
+        QVERIFY(logarithmic != linear);
+        QCOMPARE(pixelAtCentre(map, map.cellRect(3, 0)), logarithmic);
+        // The log scale separates small weights that linear mapping paints alike.
+        map.setLogScale(false);
+        QCOMPARE(map.colourFor(0.001f), map.colourFor(0.0f));
+        map.setLogScale(true);
+        QVERIFY(map.colourFor(0.001f) != map.colourFor(0.0f));
+        QCOMPARE(map.colourFor(1.0f), map.colourFor(2.0f));  // clamped at the top
+    }
+
+    void appendRowsGrowsTheMatrix() {
+        AttentionHeatmapWidget map;
+        map.resize(420, 420);
+        map.setMatrix(causal(1, 2, 0, 3, 3));  // prefill of 3 tokens
+        for (int query = 3; query < 40; ++query) {
+            map.appendRows(causal(1, 2, query, 1, query + 1));  // one decode row each
+        }
+        QCOMPARE(map.queryCount(), 40);
+        QCOMPARE(map.keyCount(), 40);
+        QCOMPARE(map.weight(39, 0), 1.0f / 820);
+        QCOMPARE(map.weight(2, 2), 0.5f);  // prefill rows kept
+        QCOMPARE(map.weight(2, 30), 0.0f);
+        const QImage image = map.grab().toImage();
+        QCOMPARE(image.pixelColor(map.cellRect(39, 39).center()),
+                 map.colourFor(map.weight(39, 39)));
+        QCOMPARE(image.pixelColor(map.cellRect(2, 1).center()), map.colourFor(map.weight(2, 1)));
+        QCOMPARE(image.pixelColor(map.cellRect(2, 39).center()),
+                 AttentionHeatmapWidget::maskedColour());
+        // Rows of another head replace the matrix.
+        map.appendRows(causal(1, 3, 0, 2, 2));
+        QCOMPARE(map.head(), 3);
+        QCOMPARE(map.queryCount(), 2);
+        map.clear();
+        QCOMPARE(map.queryCount(), 0);
+    }
+
+    void pointsMapToCells() {
+        AttentionHeatmapWidget map;
+        map.resize(420, 420);
+        map.setMatrix(causal(0, 0, 10, 4, 14));  // rows are positions 10..13
+        map.setTokenLabels({"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "q10",
+                            "q11", "q12", "q13"});
+        for (const auto& [query, key] : {std::pair{10, 0}, {12, 7}, {13, 13}, {11, 12}}) {
+            const auto cell = map.cellAt(map.cellRect(query, key).center());
+            QVERIFY(cell);
+            QCOMPARE(cell->first, query);
+            QCOMPARE(cell->second, key);
+        }
+        QVERIFY(!map.cellAt(QPoint(1, 1)));
+        const QString tip = map.toolTipAt(map.cellRect(12, 7).center());
+        QVERIFY2(tip.contains("q12") && tip.contains("p7") && tip.contains(QChar(0x2192)),
+                 qPrintable(tip));
+        QVERIFY2(tip.contains(QString::number(double(map.weight(12, 7)), 'g', 4)), qPrintable(tip));
+        QVERIFY(map.toolTipAt(map.cellRect(11, 12).center()).contains("masked"));
+        map.appendTokenLabel(" next");  // position 14
+        map.appendRows(causal(0, 0, 14, 1, 15));
+        QVERIFY(map.toolTipAt(map.cellRect(14, 13).center()).contains(QString("\u2423next")));
+        QSignalSpy spy(&map, &AttentionHeatmapWidget::cellClicked);
+        QTest::mouseClick(&map, Qt::LeftButton, {}, map.cellRect(13, 2).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).toInt(), 13);
+        QCOMPARE(spy.at(0).at(1).toInt(), 2);
+    }
+
+    void selectedPositionIsMarked() {
+        AttentionHeatmapWidget map;
+        map.resize(420, 420);
+        map.setMatrix(causal(0, 0, 0, 6, 6));
+        const QRect row = map.cellRect(2, 0), column = map.cellRect(0, 4);
+        const QPoint rowMark(row.left() - 2, row.center().y());
+        const QPoint columnMark(column.center().x(), map.cellRect(5, 4).bottom() + 2);
+        const QColor highlight = map.palette().color(QPalette::Highlight);
+        QImage image = map.grab().toImage();
+        QVERIFY(image.pixelColor(rowMark) != highlight);
+        map.setSelectedPosition(2);
+        QCOMPARE(map.selectedPosition(), 2);
+        image = map.grab().toImage();
+        QCOMPARE(image.pixelColor(rowMark), highlight);
+        QCOMPARE(image.pixelColor(map.cellRect(2, 1).center()), map.colourFor(map.weight(2, 1)));
+        map.setSelectedPosition(4);
+        image = map.grab().toImage();
+        QCOMPARE(image.pixelColor(columnMark), highlight);
+        QVERIFY(image.pixelColor(rowMark) != highlight);
+        // The mark stays with the position through new rows.
+        map.appendRows(causal(0, 0, 6, 1, 7));
+        QCOMPARE(map.selectedPosition(), 4);
+        map.setSelectedPosition(-1);
+        QVERIFY(map.grab().toImage().pixelColor(map.cellRect(4, 0).left() - 2,
+                                                map.cellRect(4, 0).center().y()) != highlight);
+    }
+
+    void largeMatricesShrinkBelowAPixelPerCell() {
+        AttentionHeatmapWidget map;
+        map.resize(400, 400);
+        map.setMatrix(causal(0, 0, 0, 600, 600));
+        const QRect last = map.cellRect(599, 599);
+        QVERIFY(!last.isNull());
+        QVERIFY(last.width() <= 1);  // several positions share a pixel
+        auto cell = map.cellAt(last.bottomRight());
+        QVERIFY(cell);
+        QCOMPARE(cell->first, 599);
+        QCOMPARE(cell->second, 599);
+        // Every pixel names a cell whose rectangle holds that pixel, so hit tests agree with paint.
+        for (const QPoint p : {last.topLeft() - QPoint(7, 3), last.topLeft() - QPoint(100, 200),
+                               map.cellRect(0, 0).topLeft()}) {
+            cell = map.cellAt(p);
+            QVERIFY(cell);
+            QVERIFY(map.cellRect(cell->first, cell->second).contains(p));
+        }
+        // And the pixel shows that cell's colour (the diagonal, away from the masked triangle).
+        const QImage image = map.grab().toImage();
+        for (int position : {100, 333, 599}) {
+            const QPoint p = map.cellRect(position, 0).topLeft();
+            cell = map.cellAt(p);
+            QCOMPARE(image.pixelColor(p), map.colourFor(map.weight(cell->first, cell->second)));
+        }
+    }
+
+    void headGridPoolsAndSelects() {
+        AttentionHeadGridWidget grid;
+        grid.resize(400, 400);
+        grid.setLayer(2, 4);
+        QCOMPARE(grid.headCount(), 4);
+        grid.setMatrix(causal(2, 1, 0, 8, 8));
+        QCOMPARE(grid.blockSize(1), 1);
+        QCOMPARE(grid.pooledWeight(1, 7, 0), 1.0f / 36);
+        const QRect thumb = grid.thumbnailRect(1);
+        QVERIFY(!thumb.isEmpty());
+        // One cell per position while it fits: the top-left pixel is weight(0, 0) = 1.
+        QCOMPARE(grid.grab().toImage().pixelColor(thumb.topLeft() + QPoint(4, 4)),
+                 grid.colourFor(1.0f));
+        // 130 positions need blocks of 4 (64 cells × 2 = 128 < 130): a cell is a 4 × 4 maximum.
+        for (int query = 8; query < 130; ++query) {
+            grid.appendRows(causal(2, 1, query, 1, query + 1));
+        }
+        QCOMPARE(grid.blockSize(1), 4);
+        float expected = 0;
+        for (int query = 4; query < 8; ++query) {
+            for (int key = 0; key < 4; ++key) {
+                expected =
+                    std::max(expected, causal(2, 1, query, 1, query + 1).weights[size_t(key)]);
+            }
+        }
+        QCOMPARE(grid.pooledWeight(1, 1, 0), expected);
+        QSignalSpy spy(&grid, &AttentionHeadGridWidget::headSelected);
+        QTest::mouseClick(&grid, Qt::LeftButton, {}, grid.thumbnailRect(3).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).toInt(), 3);
+        QCOMPARE(grid.selectedHead(), 3);
+        QCOMPARE(grid.headAt(grid.thumbnailRect(2).center()), 2);
+        // A matrix of another layer starts over.
+        grid.setMatrix(causal(5, 0, 0, 2, 2));
+        QCOMPARE(grid.layer(), 5);
+        QCOMPARE(grid.blockSize(1), 1);
+    }
+
+    void overviewColoursOneValuePerHead() {
+        AttentionOverviewWidget overview;
+        overview.resize(400, 300);
+        overview.setMetricName("entropy");
+        overview.setValues(2, 3, {0.5f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f});
+        QCOMPARE(overview.range(), std::make_pair(0.5f, 3.0f));
+        const QImage image = overview.grab().toImage();
+        for (int layer = 0; layer < 2; ++layer) {
+            for (int head = 0; head < 3; ++head) {
+                QCOMPARE(image.pixelColor(overview.cellRect(layer, head).center()),
+                         overview.colourFor(overview.value(layer, head)));
+            }
+        }
+        QVERIFY(overview.colourFor(0.5f) != overview.colourFor(3.0f));
+        QSignalSpy spy(&overview, &AttentionOverviewWidget::headSelected);
+        QTest::mouseClick(&overview, Qt::LeftButton, {}, overview.cellRect(1, 2).center());
+        QCOMPARE(spy.count(), 1);
+        QCOMPARE(spy.at(0).at(0).toInt(), 1);
+        QCOMPARE(spy.at(0).at(1).toInt(), 2);
+        // Unknown heads are grey; a value outside the range widens it.
+        overview.setValue(3, 0, 10.0f);
+        QCOMPARE(overview.layerCount(), 4);
+        QVERIFY(std::isnan(overview.value(2, 1)));
+        QCOMPARE(overview.range().second, 10.0f);
+        QCOMPARE(overview.grab().toImage().pixelColor(overview.cellRect(2, 1).center()),
+                 AttentionOverviewWidget::unknownColour());
+    }
+
+    void headSummaries() {
+        AttentionMatrix uniform{0, 0, 0, 2, 4, {0.25f, 0.25f, 0.25f, 0.25f, 1, 0, 0, 0}};
+        QCOMPARE(AttentionOverviewWidget::meanRowEntropy(uniform), float(std::log(4.0) / 2));
+        QCOMPARE(AttentionOverviewWidget::meanRowMaximum(uniform), 0.625f);
+    }
+};
+
+QTEST_MAIN(TestWidgetAttention)
+#include "test_widget_attention.moc"

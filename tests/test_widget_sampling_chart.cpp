@@ -1,0 +1,148 @@
+// The sampling chart: one group of four bars per shown candidate with the given probabilities, the
+// cut-off line after the last kept candidate, the chosen candidate's band, the cumulative mass, and
+// the entropy / chosen-probability history.
+
+#include <QTest>
+
+#include "sampling_chart_widget.h"
+
+using namespace inferlens::widgets;
+
+namespace {
+
+// `count` candidates with geometric probabilities; the first `kept` survive truncation.
+SamplingStep makeStep(int count, int kept, int chosen) {
+    SamplingStep step;
+    step.step = 7;
+    double total = 0;
+    for (int i = 0; i < count; ++i) {
+        total += std::pow(0.7, i);
+    }
+    double keptMass = 0;
+    for (int i = 0; i < kept; ++i) {
+        keptMass += std::pow(0.7, i) / total;
+    }
+    for (int i = 0; i < count; ++i) {
+        SamplingCandidate c;
+        c.id = 100 + i;
+        c.label = QString(" tok%1").arg(i);
+        const float p = float(std::pow(0.7, i) / total);
+        c.probability = {p * 0.9f, p * 0.95f, p, i < kept ? float(p / keptMass) : 0.0f};
+        c.kept = i < kept;
+        step.candidates.push_back(c);
+    }
+    step.cutoffIndex = kept;
+    step.nucleusMass = keptMass;
+    step.chosenIndex = chosen;
+    step.entropy = 1.7;
+    step.chosenProbability = chosen >= 0 ? step.candidates[size_t(chosen)].probability[3] : 0.01f;
+    return step;
+}
+
+}  // namespace
+
+class TestWidgetSamplingChart : public QObject {
+    Q_OBJECT
+  private slots:
+    void showsTheTopCandidatesAsBars() {
+        SamplingChartWidget chart;
+        chart.resize(640, 480);
+        chart.setTopN(12);
+        const SamplingStep step = makeStep(20, 5, 2);
+        chart.setStep(step);
+        QCOMPARE(chart.barCount(), 12);
+        QCOMPARE(chart.cutoffIndex(), 5);
+        QCOMPARE(chart.chosenIndex(), 2);
+        for (int stage = 0; stage < kSamplingStageCount; ++stage) {
+            for (int i : {0, 4, 11}) {
+                QCOMPARE(chart.barValue(stage, i),
+                         double(step.candidates[size_t(i)].probability[size_t(stage)]));
+            }
+        }
+        QCOMPARE(chart.barValue(kStageFinal, 6), 0.0);  // cut: nothing left after truncation
+        // The x axis names the candidates, whitespace made visible.
+        const auto ticker = qSharedPointerDynamicCast<QCPAxisTickerText>(chart.xAxis->ticker());
+        QVERIFY(ticker);
+        QCOMPARE(ticker->ticks().size(), 12);
+        QCOMPARE(ticker->ticks().value(0), QString("\u2423tok0"));
+        QCOMPARE(ticker->ticks().value(11), QString("\u2423tok11"));
+        // Fewer candidates than N: all of them.
+        chart.setStep(makeStep(4, 2, 0));
+        QCOMPARE(chart.barCount(), 4);
+        chart.setTopN(3);
+        QCOMPARE(chart.barCount(), 3);
+    }
+
+    void cutoffLineSitsAfterTheLastKeptCandidate() {
+        SamplingChartWidget chart;
+        chart.resize(640, 480);
+        chart.setStep(makeStep(10, 3, 1));
+        QVERIFY(chart.cutoffLineX());
+        QCOMPARE(*chart.cutoffLineX(), 2.5);
+        chart.setStep(makeStep(10, 7, 1));
+        QCOMPARE(*chart.cutoffLineX(), 6.5);
+        // Every shown candidate kept: no line.
+        chart.setStep(makeStep(10, 10, 1));
+        QVERIFY(!chart.cutoffLineX());
+    }
+
+    void chosenCandidateIsHighlighted() {
+        SamplingChartWidget chart;
+        chart.resize(640, 480);
+        chart.setStep(makeStep(10, 4, 3));
+        QVERIFY(chart.chosenBandX());
+        QCOMPARE(*chart.chosenBandX(), 3.0);
+        chart.setStep(makeStep(10, 4, -1));
+        QVERIFY(!chart.chosenBandX());
+        chart.setTopN(5);
+        chart.setStep(makeStep(10, 8, 7));  // chosen beyond the shown five
+        QVERIFY(!chart.chosenBandX());
+    }
+
+    void cumulativeMassAddsUp() {
+        SamplingChartWidget chart;
+        const SamplingStep step = makeStep(6, 3, 0);
+        chart.setStep(step);
+        double mass = 0;
+        for (int i = 0; i < 6; ++i) {
+            mass += step.candidates[size_t(i)].probability[kStageTemperature];
+            QCOMPARE(chart.cumulativeMass(i), mass);
+        }
+        QVERIFY(qAbs(chart.cumulativeMass(5) - 1.0) < 1e-6);
+    }
+
+    void historyGrowsAndClears() {
+        SamplingChartWidget chart;
+        chart.resize(640, 480);
+        for (int step = 0; step < 30; ++step) {
+            chart.appendHistory(step, 2.0 - step * 0.05, 0.3 + step * 0.01);
+        }
+        QCOMPARE(chart.historyCount(), 30);
+        chart.setStep(makeStep(8, 3, 0));
+        chart.replot();
+        const QImage image = chart.grab().toImage();
+        QVERIFY(!image.isNull());
+        // Something is drawn: more than a handful of distinct colours.
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 3) {
+            for (int x = 0; x < image.width(); x += 3) {
+                colours.insert(image.pixel(x, y));
+            }
+        }
+        QVERIFY(colours.size() > 5);
+        chart.appendHistory(0, 1.0, 0.5);  // the next generation counts from 0 again
+        QCOMPARE(chart.historyCount(), 1);
+        chart.appendHistory(1, 1.0, 0.5);
+        QCOMPARE(chart.historyCount(), 2);
+        chart.clearHistory();
+        QCOMPARE(chart.historyCount(), 0);
+        chart.appendHistory(1, 1, 1);
+        chart.clear();
+        QCOMPARE(chart.historyCount(), 0);
+        QCOMPARE(chart.barCount(), 0);
+        QVERIFY(!chart.cutoffLineX());
+    }
+};
+
+QTEST_MAIN(TestWidgetSamplingChart)
+#include "test_widget_sampling_chart.moc"

@@ -1,0 +1,286 @@
+#include "attention_head_grid_widget.h"
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+#include "attention_heatmap_widget.h"
+
+namespace inferlens::widgets {
+
+namespace {
+
+constexpr int kMargin = 6;
+constexpr int kGap = 6;
+constexpr int kCells = AttentionHeadGridWidget::kThumbnailCells;
+
+}  // namespace
+
+AttentionHeadGridWidget::AttentionHeadGridWidget(QWidget* parent)
+    : QWidget(parent), map_(ColourMap::Palette::Viridis) {
+    setMouseTracking(true);
+}
+
+QRgb AttentionHeadGridWidget::rgbFor(float weight) const {
+    if (!logScale_) {
+        return map_.rgbAt(weight);
+    }
+    // The same scale as the heat map, so a head looks the same in both.
+    const double floorLog = std::log10(double(AttentionHeatmapWidget::kLogFloor));
+    const double w = std::max(double(weight), double(AttentionHeatmapWidget::kLogFloor));
+    return map_.rgbAt((std::log10(w) - floorLog) / -floorLog);
+}
+
+void AttentionHeadGridWidget::ensureHeads(int count) {
+    if (count > headCount()) {
+        heads_.resize(size_t(count));
+        layoutValid_ = false;
+    }
+}
+
+void AttentionHeadGridWidget::setLayer(int layer, int headCount) {
+    layer_ = layer;
+    heads_.clear();
+    ensureHeads(std::max(headCount, 0));
+    if (selected_ >= this->headCount()) {
+        selected_ = -1;
+    }
+    layoutValid_ = false;
+    update();
+}
+
+void AttentionHeadGridWidget::clear() {
+    setLayer(-1, 0);
+}
+
+void AttentionHeadGridWidget::mergeBlocks(Thumbnail& t) {
+    std::vector<float> cells(size_t(kCells * kCells), 0.0f);
+    std::vector<bool> given(size_t(kCells * kCells), false);
+    for (int row = 0; row < kCells; ++row) {
+        for (int column = 0; column < kCells; ++column) {
+            const size_t from = size_t(row) * kCells + size_t(column);
+            const size_t to = size_t(row / 2) * kCells + size_t(column / 2);
+            cells[to] = std::max(cells[to], t.cells[from]);
+            given[to] = given[to] || t.given[from];
+        }
+    }
+    t.cells = std::move(cells);
+    t.given = std::move(given);
+    t.block *= 2;
+}
+
+void AttentionHeadGridWidget::pool(Thumbnail& t, const AttentionMatrix& m) {
+    const int end = std::max(m.firstQuery + m.queryCount, m.keyCount);
+    while (end > kCells * t.block) {
+        mergeBlocks(t);
+    }
+    t.extent = std::max(t.extent, end);
+    const size_t available = m.weights.size();
+    for (int i = 0; i < m.queryCount; ++i) {
+        const int query = m.firstQuery + i;
+        const size_t rowBase = size_t(query / t.block) * kCells;
+        for (int key = 0; key < m.keyCount && key <= query; ++key) {
+            const size_t index = size_t(i) * size_t(m.keyCount) + size_t(key);
+            const float w = index < available ? m.weights[index] : 0.0f;
+            const size_t cell = rowBase + size_t(key / t.block);
+            t.cells[cell] = std::max(t.cells[cell], w);
+            t.given[cell] = true;
+        }
+    }
+    recolour(t);
+}
+
+void AttentionHeadGridWidget::recolour(Thumbnail& t) const {
+    if (t.image.isNull()) {
+        t.image = QImage(kCells, kCells, QImage::Format_RGB32);
+    }
+    const QRgb masked = AttentionHeatmapWidget::maskedColour().rgb();
+    for (int row = 0; row < kCells; ++row) {
+        auto* line = reinterpret_cast<QRgb*>(t.image.scanLine(row));
+        for (int column = 0; column < kCells; ++column) {
+            const size_t cell = size_t(row) * kCells + size_t(column);
+            line[column] = t.given[cell] ? rgbFor(t.cells[cell]) : masked;
+        }
+    }
+}
+
+void AttentionHeadGridWidget::setMatrix(const AttentionMatrix& matrix) {
+    if (matrix.head < 0) {
+        return;
+    }
+    if (matrix.layer != layer_) {
+        setLayer(matrix.layer, headCount());
+    }
+    ensureHeads(matrix.head + 1);
+    Thumbnail& t = heads_[size_t(matrix.head)];
+    t = Thumbnail();
+    pool(t, matrix);
+    update(thumbnailRect(matrix.head).adjusted(-3, -3, 3, 3));
+}
+
+void AttentionHeadGridWidget::appendRows(const AttentionMatrix& rows) {
+    if (rows.head < 0) {
+        return;
+    }
+    if (rows.layer != layer_) {
+        setMatrix(rows);
+        return;
+    }
+    ensureHeads(rows.head + 1);
+    pool(heads_[size_t(rows.head)], rows);
+    update(thumbnailRect(rows.head).adjusted(-3, -3, 3, 3));
+}
+
+float AttentionHeadGridWidget::pooledWeight(int head, int row, int column) const {
+    if (head < 0 || head >= headCount() || row < 0 || row >= kCells || column < 0 ||
+        column >= kCells) {
+        return 0;
+    }
+    return heads_[size_t(head)].cells[size_t(row) * kCells + size_t(column)];
+}
+
+void AttentionHeadGridWidget::setLogScale(bool on) {
+    if (on == logScale_) {
+        return;
+    }
+    logScale_ = on;
+    for (Thumbnail& t : heads_) {
+        recolour(t);
+    }
+    update();
+}
+
+void AttentionHeadGridWidget::setSelectedHead(int head) {
+    if (head < 0 || head >= headCount()) {
+        head = -1;
+    }
+    if (head != selected_) {
+        selected_ = head;
+        update();
+    }
+}
+
+void AttentionHeadGridWidget::layOut() const {
+    if (layoutValid_) {
+        return;
+    }
+    layoutValid_ = true;
+    rects_.clear();
+    const int n = headCount();
+    if (n == 0) {
+        return;
+    }
+    const int label = fontMetrics().height();
+    const QRect area = rect().adjusted(kMargin, kMargin + label + 4, -kMargin, -kMargin);
+    // The column count that gives the largest square thumbnails in this area.
+    int bestColumns = 1, bestSide = 0;
+    for (int columns = 1; columns <= n; ++columns) {
+        const int rows = (n + columns - 1) / columns;
+        const int side = std::min((area.width() - (columns - 1) * kGap) / columns,
+                                  (area.height() - rows * (label + kGap)) / rows);
+        if (side > bestSide) {
+            bestSide = side;
+            bestColumns = columns;
+        }
+    }
+    bestSide = std::max(bestSide, 4);
+    for (int head = 0; head < n; ++head) {
+        const int row = head / bestColumns, column = head % bestColumns;
+        rects_.emplace_back(area.left() + column * (bestSide + kGap),
+                            area.top() + row * (bestSide + label + kGap), bestSide, bestSide);
+    }
+}
+
+QRect AttentionHeadGridWidget::thumbnailRect(int head) const {
+    layOut();
+    return head >= 0 && head < int(rects_.size()) ? rects_[size_t(head)] : QRect();
+}
+
+int AttentionHeadGridWidget::headAt(QPoint point) const {
+    layOut();
+    for (size_t head = 0; head < rects_.size(); ++head) {
+        if (rects_[head].contains(point)) {
+            return int(head);
+        }
+    }
+    return -1;
+}
+
+bool AttentionHeadGridWidget::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const int head = headAt(help->pos());
+        if (head >= 0) {
+            const Thumbnail& t = heads_[size_t(head)];
+            QToolTip::showText(
+                help->globalPos(),
+                tr("Layer %1, head %2: %3 tokens, %4 per cell (maximum)\n"
+                   "Click to show this head in the heat map")
+                    .arg(layer_)
+                    .arg(head)
+                    .arg(t.extent)
+                    .arg(t.block == 1 ? tr("1 token") : tr("%1 × %1 tokens").arg(t.block)),
+                this, thumbnailRect(head));
+        } else {
+            QToolTip::hideText();
+            event->ignore();
+        }
+        return true;
+    }
+    return QWidget::event(event);
+}
+
+void AttentionHeadGridWidget::paintEvent(QPaintEvent*) {
+    QPainter painter(this);
+    painter.fillRect(rect(), palette().window());
+    const QFontMetrics metrics = fontMetrics();
+    if (heads_.empty()) {
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        painter.drawText(rect(), Qt::AlignCenter, tr("No attention heads yet"));
+        return;
+    }
+    layOut();
+    painter.setPen(palette().color(QPalette::WindowText));
+    painter.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, metrics.height()),
+                     Qt::AlignLeft | Qt::AlignVCenter,
+                     tr("Layer %1 · %2 heads").arg(layer_).arg(headCount()));
+    painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    for (int head = 0; head < headCount(); ++head) {
+        const QRect r = rects_[size_t(head)];
+        const Thumbnail& t = heads_[size_t(head)];
+        if (t.extent > 0 && !t.image.isNull()) {
+            const int used = (t.extent + t.block - 1) / t.block;
+            painter.drawImage(QRectF(r), t.image, QRectF(0, 0, used, used));
+        } else {
+            painter.fillRect(r, palette().base());
+        }
+        const bool selected = head == selected_;
+        painter.setPen(selected ? QPen(palette().color(QPalette::Highlight), 3)
+                                : QPen(palette().color(QPalette::Mid), 1));
+        painter.setBrush(Qt::NoBrush);
+        painter.drawRect(r.adjusted(0, 0, -1, -1));
+        painter.setPen(palette().color(QPalette::WindowText));
+        painter.drawText(QRect(r.left(), r.bottom() + 1, r.width(), metrics.height()),
+                         Qt::AlignCenter, tr("head %1").arg(head));
+    }
+}
+
+void AttentionHeadGridWidget::mousePressEvent(QMouseEvent* event) {
+    const int head = headAt(event->position().toPoint());
+    if (event->button() == Qt::LeftButton && head >= 0) {
+        setSelectedHead(head);
+        emit headSelected(head);
+        return;
+    }
+    QWidget::mousePressEvent(event);
+}
+
+void AttentionHeadGridWidget::resizeEvent(QResizeEvent* event) {
+    layoutValid_ = false;
+    QWidget::resizeEvent(event);
+}
+
+}  // namespace inferlens::widgets

@@ -1,0 +1,103 @@
+#include "display_text.h"
+
+#include <QCoreApplication>
+#include <QStringDecoder>
+#include <cmath>
+#include <cstdlib>
+
+namespace inferlens::widgets {
+
+namespace {
+
+// The translation context of these strings (lupdate reads DisplayText::tr and the NOOP markers).
+class DisplayText {
+    Q_DECLARE_TR_FUNCTIONS(DisplayText)
+};
+
+}  // namespace
+
+QString visibleWhitespace(const QString& text) {
+    QString out;
+    out.reserve(text.size());
+    for (const QChar c : text) {
+        switch (c.unicode()) {
+            case ' ':
+                out += QChar(0x2423);  // ␣
+                break;
+            case '\n':
+                out += QChar(0x21B5);  // ↵
+                break;
+            case '\t':
+                out += QChar(0x2192);  // →
+                break;
+            case '\r':
+                out += QChar(0x240D);  // ␍
+                break;
+            default:
+                out += c;
+        }
+    }
+    return out;
+}
+
+bool decodeUtf8(const QByteArray& bytes, QString* text) {
+    QStringDecoder decoder(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    QString decoded = decoder.decode(bytes);
+    if (decoder.hasError()) {
+        return false;
+    }
+    if (text) {
+        *text = std::move(decoded);
+    }
+    return true;
+}
+
+QString tokenDisplayText(const QString& piece, const QByteArray& bytes, bool special) {
+    QString text;
+    if (!special && !bytes.isEmpty() && decodeUtf8(bytes, &text)) {
+        return visibleWhitespace(text);
+    }
+    if (special) {
+        return piece;
+    }
+    QString shown = piece;
+    shown.replace(QChar(0x2581), QChar(' '));  // sentencepiece's "▁" is a space
+    return visibleWhitespace(shown);
+}
+
+QString hexBytes(const QByteArray& bytes) {
+    return QString::fromLatin1(bytes.toHex(' ').toUpper());
+}
+
+QString formatBytes(qint64 bytes) {
+    const double magnitude = std::abs(double(bytes));
+    if (magnitude < 1024) {
+        return DisplayText::tr("%1 B").arg(bytes);
+    }
+    const char* units[] = {
+        QT_TRANSLATE_NOOP("DisplayText", "%1 KiB"), QT_TRANSLATE_NOOP("DisplayText", "%1 MiB"),
+        QT_TRANSLATE_NOOP("DisplayText", "%1 GiB"), QT_TRANSLATE_NOOP("DisplayText", "%1 TiB")};
+    double value = double(bytes) / 1024;
+    int unit = 0;
+    while (std::abs(value) >= 1024 && unit < 3) {
+        value /= 1024;
+        ++unit;
+    }
+    // Three significant digits: enough to see growth, few enough to read at a glance.
+    const int decimals = std::abs(value) < 10 ? 2 : std::abs(value) < 100 ? 1 : 0;
+    return DisplayText::tr(units[unit]).arg(value, 0, 'f', decimals);
+}
+
+QString formatSeconds(double seconds) {
+    const double magnitude = std::abs(seconds);
+    auto digits = [](double v) { return v < 10 ? 2 : v < 100 ? 1 : 0; };
+    if (magnitude < 1e-3) {
+        return DisplayText::tr("%1 µs").arg(seconds * 1e6, 0, 'f', digits(magnitude * 1e6));
+    }
+    if (magnitude < 1) {
+        return DisplayText::tr("%1 ms").arg(seconds * 1e3, 0, 'f', digits(magnitude * 1e3));
+    }
+    return DisplayText::tr("%1 s").arg(seconds, 0, 'f', digits(magnitude));
+}
+
+}  // namespace inferlens::widgets

@@ -1,0 +1,258 @@
+#include "kv_cache_chart_widget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "display_text.h"
+
+namespace inferlens::widgets {
+
+namespace {
+
+const QColor kHeld(0x2F, 0x6F, 0xB5);
+const QColor kAllocated(0x7F, 0xB2, 0xE0);
+const QColor kFullMultiHead(0xC0, 0x30, 0x30);
+const QColor kLimit(0x55, 0x55, 0x55);
+
+// Byte counts on the value axis in KiB / MiB rather than in powers of ten.
+class ByteTicker : public QCPAxisTicker {
+  protected:
+    QString getTickLabel(double tick, const QLocale&, QChar, int) override {
+        return formatBytes(qint64(std::llround(tick)));
+    }
+    // Steps of 1, 2 or 5 times a power of 1024 read better next to binary units than powers of ten.
+    double getTickStep(const QCPRange& range) override {
+        const double rough = range.size() / (tickCount() + 1e-10);
+        double unit = 1;
+        while (unit * 1024 <= rough) {
+            unit *= 1024;
+        }
+        for (const double multiple : {1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0}) {
+            if (unit * multiple >= rough) {
+                return unit * multiple;
+            }
+        }
+        return unit * 1024;
+    }
+};
+
+}  // namespace
+
+KvCacheChartWidget::KvCacheChartWidget(QWidget* parent) : QCustomPlot(parent) {
+    setAutoAddPlottableToLegend(false);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("KV cache")));
+
+    allocated_ = addGraph();
+    allocated_->setName(tr("allocated"));
+    allocated_->setLineStyle(QCPGraph::lsStepLeft);  // capacity grows in blocks
+    allocated_->setPen(QPen(kAllocated, 1.5));
+    allocated_->setBrush(QColor(kAllocated.red(), kAllocated.green(), kAllocated.blue(), 40));
+    allocated_->addToLegend();
+    held_ = addGraph();
+    held_->setName(tr("held"));
+    held_->setPen(QPen(kHeld, 2));
+    held_->addToLegend();
+    fullMultiHead_ = addGraph();
+    fullMultiHead_->setName(tr("full multi-head cache would need"));
+    fullMultiHead_->setPen(QPen(kFullMultiHead, 1.5, Qt::DashLine));
+    fullMultiHead_->addToLegend();
+
+    xAxis->setLabel(tr("tokens"));
+    yAxis->setLabel(tr("bytes"));
+    yAxis->setTicker(QSharedPointer<QCPAxisTicker>(new ByteTicker));
+    xAxis->setRange(0, 16);
+    yAxis->setRange(0, 1024);
+
+    limitLine_ = new QCPItemStraightLine(this);
+    limitLine_->setPen(QPen(kLimit, 1.5, Qt::DashDotLine));
+    limitLine_->setVisible(false);
+    limitText_ = new QCPItemText(this);
+    limitText_->position->setTypeX(QCPItemPosition::ptPlotCoords);
+    limitText_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    limitText_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    limitText_->setRotation(-90);
+    limitText_->setColor(kLimit);
+    limitText_->setVisible(false);
+
+    summary_ = new QCPItemText(this);
+    summary_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    summary_->position->setCoords(0.02, 0.03);
+    summary_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    summary_->setTextAlignment(Qt::AlignLeft);
+    summary_->setPadding(QMargins(4, 2, 4, 2));
+    summary_->setBrush(QColor(255, 255, 255, 200));
+
+    // The legend in a row under the title: the lines rise towards every corner of the axis rect.
+    legend->setVisible(true);
+    legend->setFont(font());
+    legend->setWrap(3);
+    legend->setFillOrder(QCPLegend::foColumnsFirst);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    updateSummary();
+}
+
+void KvCacheChartWidget::requestReplot() {
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void KvCacheChartWidget::appendPoint(const KvCachePoint& point) {
+    if (!points_.empty() && point.tokens < points_.back().tokens) {
+        clear();
+    }
+    points_.push_back(point);
+    const double tokens = double(point.tokens);
+    held_->addData(tokens, double(point.bytesUsed));
+    allocated_->addData(tokens, double(point.bytesAllocated));
+    fullMultiHead_->addData(tokens, double(point.bytesFullMultiHead));
+    if (showPerLayer_) {
+        if (perLayer_.size() != point.bytesPerLayer.size()) {
+            rebuildPerLayerGraphs();
+        } else {
+            for (size_t layer = 0; layer < perLayer_.size(); ++layer) {
+                perLayer_[layer]->addData(tokens, double(point.bytesPerLayer[layer]));
+            }
+        }
+    }
+    updateRanges();
+    updateSummary();
+    requestReplot();
+}
+
+void KvCacheChartWidget::clear() {
+    points_.clear();
+    for (QCPGraph* graph : {held_, allocated_, fullMultiHead_}) {
+        graph->data()->clear();
+    }
+    rebuildPerLayerGraphs();
+    updateRanges();
+    updateSummary();
+    requestReplot();
+}
+
+void KvCacheChartWidget::setContextLimit(qint64 tokens) {
+    contextLimit_ = std::max<qint64>(tokens, 0);
+    const bool shown = contextLimit_ > 0;
+    limitLine_->setVisible(shown);
+    limitText_->setVisible(shown);
+    if (shown) {
+        limitLine_->point1->setCoords(double(contextLimit_), 0);
+        limitLine_->point2->setCoords(double(contextLimit_), 1);
+        limitText_->position->setCoords(double(contextLimit_), 0.02);
+        limitText_->setText(tr("context limit %1").arg(contextLimit_));
+    }
+    updateRanges();
+    updateSummary();
+    requestReplot();
+}
+
+void KvCacheChartWidget::setShowWholeContext(bool on) {
+    showWholeContext_ = on;
+    updateRanges();
+    requestReplot();
+}
+
+void KvCacheChartWidget::setShowPerLayer(bool on) {
+    if (on == showPerLayer_) {
+        return;
+    }
+    showPerLayer_ = on;
+    rebuildPerLayerGraphs();
+    requestReplot();
+}
+
+void KvCacheChartWidget::rebuildPerLayerGraphs() {
+    for (QCPGraph* graph : perLayer_) {
+        removeGraph(graph);
+    }
+    perLayer_.clear();
+    if (!showPerLayer_ || points_.empty()) {
+        return;
+    }
+    const size_t layers = points_.back().bytesPerLayer.size();
+    for (size_t layer = 0; layer < layers; ++layer) {
+        QCPGraph* graph = addGraph();
+        graph->setName(tr("layer %1").arg(layer));
+        // Thin and faint: with dozens of layers they form a band under the total, not a tangle.
+        graph->setPen(QPen(QColor(0x2F, 0x6F, 0xB5, 70), 1));
+        for (const KvCachePoint& point : points_) {
+            if (point.bytesPerLayer.size() == layers) {
+                graph->addData(double(point.tokens), double(point.bytesPerLayer[layer]));
+            }
+        }
+        perLayer_.push_back(graph);
+    }
+}
+
+void KvCacheChartWidget::updateRanges() {
+    double tokens = 0, bytes = 0;
+    for (const KvCachePoint& p : points_) {
+        tokens = std::max(tokens, double(p.tokens));
+        bytes = std::max(
+            {bytes, double(p.bytesUsed), double(p.bytesAllocated), double(p.bytesFullMultiHead)});
+    }
+    double right = std::max(tokens * 1.1, 16.0);
+    // Once the cache is half full the wall it is heading for comes into view.
+    if (contextLimit_ > 0 && (showWholeContext_ || 2 * tokens >= double(contextLimit_))) {
+        right = std::max(right, double(contextLimit_) * 1.05);
+    }
+    xAxis->setRange(0, right);
+    yAxis->setRange(0, std::max(bytes * 1.1, 1024.0));
+}
+
+void KvCacheChartWidget::updateSummary() {
+    summary_->setText(summaryText());
+}
+
+QString KvCacheChartWidget::summaryText() const {
+    if (points_.empty()) {
+        return tr("No tokens in the cache yet");
+    }
+    const KvCachePoint& p = points_.back();
+    QStringList lines;
+    if (contextLimit_ > 0) {
+        lines << tr("%1 of %2 tokens (%3%)")
+                     .arg(p.tokens)
+                     .arg(contextLimit_)
+                     .arg(100.0 * double(p.tokens) / double(contextLimit_), 0, 'f', 1);
+    } else {
+        lines << tr("%1 tokens").arg(p.tokens);
+    }
+    lines
+        << tr("held %1, allocated %2").arg(formatBytes(p.bytesUsed), formatBytes(p.bytesAllocated));
+    if (p.tokens > 0) {
+        lines << tr("%1 per token").arg(formatBytes(p.bytesUsed / p.tokens));
+    }
+    if (p.bytesFullMultiHead > 0 && p.bytesUsed > 0) {
+        lines << tr("a full multi-head cache would hold %1 (%2×)")
+                     .arg(formatBytes(p.bytesFullMultiHead))
+                     .arg(double(p.bytesFullMultiHead) / double(p.bytesUsed), 0, 'g', 3);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+std::optional<QPointF> KvCacheChartWidget::lastPoint() const {
+    if (held_->data()->isEmpty()) {
+        return std::nullopt;
+    }
+    const auto last = held_->data()->constEnd() - 1;
+    return QPointF(last->key, last->value);
+}
+
+int KvCacheChartWidget::pointCount() const {
+    return held_->data()->size();
+}
+
+std::optional<double> KvCacheChartWidget::contextLimitLineX() const {
+    if (!limitLine_->visible()) {
+        return std::nullopt;
+    }
+    return limitLine_->point1->coords().x();
+}
+
+}  // namespace inferlens::widgets

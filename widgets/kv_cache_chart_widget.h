@@ -1,0 +1,64 @@
+#pragma once
+// The KV cache panel: bytes held against tokens, with the capacity allocated so far, what a full
+// multi-head cache would need for the same tokens (the GQA/MQA saving), optionally one line per
+// layer, and a vertical line at the context limit. The current figures are written on the chart in
+// binary units. A QCustomPlot itself, so that export gets vector output.
+
+#include <optional>
+#include <vector>
+
+#include <qcustomplot.h>
+
+#include "panel_data.h"
+
+namespace inferlens::widgets {
+
+class KvCacheChartWidget : public QCustomPlot {
+    Q_OBJECT
+  public:
+    explicit KvCacheChartWidget(QWidget* parent = nullptr);
+
+    // A point with fewer tokens than the last one starts a new series (the cache was cleared, e.g.
+    // a new conversation), since bytes against tokens only makes sense for one growing cache.
+    void appendPoint(const KvCachePoint& point);
+    void clear();
+
+    // The model's context size in tokens (0: unknown, no line).
+    void setContextLimit(qint64 tokens);
+    qint64 contextLimit() const { return contextLimit_; }
+    // Widen the token axis to the whole context, so the line at the limit is always in view
+    // (otherwise the axis follows the tokens held, and takes in the limit once the cache is half
+    // full).
+    void setShowWholeContext(bool on);
+    // One thin line per layer (all layers' lines add up to the total).
+    void setShowPerLayer(bool on);
+    bool showPerLayer() const { return showPerLayer_; }
+
+    // The last point of the "bytes held" line, (tokens, bytes), if any; the summary text.
+    std::optional<QPointF> lastPoint() const;
+    int pointCount() const;
+    QString summaryText() const;
+    // The x of the context limit line when it is drawn.
+    std::optional<double> contextLimitLineX() const;
+
+  private:
+    void rebuildPerLayerGraphs();
+    void updateRanges();
+    void updateSummary();
+    void requestReplot();
+
+    std::vector<KvCachePoint> points_;
+    qint64 contextLimit_ = 0;
+    bool showWholeContext_ = false;
+    bool showPerLayer_ = false;
+
+    QCPGraph* held_ = nullptr;
+    QCPGraph* allocated_ = nullptr;
+    QCPGraph* fullMultiHead_ = nullptr;
+    std::vector<QCPGraph*> perLayer_;
+    QCPItemStraightLine* limitLine_ = nullptr;
+    QCPItemText* limitText_ = nullptr;
+    QCPItemText* summary_ = nullptr;
+};
+
+}  // namespace inferlens::widgets

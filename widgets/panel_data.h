@@ -1,0 +1,84 @@
+#pragma once
+// What the panels are given: plain values that the app fills from engine events (the widgets never
+// see an engine type, so they can be tested, or fed from a recorded trace, without a model).
+// Positions count tokens from 0 at the first token of the rendered prompt.
+
+#include <QByteArray>
+#include <QString>
+#include <QtGlobal>
+#include <array>
+#include <vector>
+
+namespace inferlens::widgets {
+
+// One token of the prompt or of the answer.
+struct TokenChip {
+    int id = 0;
+    QString piece;     // the vocabulary entry, e.g. "▁world", "<0xE4>", "[gMASK]"
+    QByteArray bytes;  // the text bytes it stands for (may be part of a UTF-8 character)
+    bool special = false;
+    bool byteFallback = false;
+    bool generated = false;  // produced by the model rather than part of the prompt
+};
+
+// Attention weights of one head, for query rows firstQuery .. firstQuery + queryCount − 1 (row i is
+// position firstQuery + i) over key positions 0 .. keyCount − 1. Causal: a row's weights past its
+// own position are zero. A prefill gives firstQuery 0 and a square matrix; a decode step one row.
+struct AttentionMatrix {
+    int layer = 0;
+    int head = 0;
+    int firstQuery = 0;
+    int queryCount = 0;
+    int keyCount = 0;
+    std::vector<float> weights;  // row-major [queryCount, keyCount]
+
+    float at(int row, int key) const {
+        return weights[size_t(row) * size_t(keyCount) + size_t(key)];
+    }
+};
+
+// The sampling stages a candidate's probability is shown after, in the sampler's order.
+enum SamplingStageIndex : int {
+    kStageRaw = 0,          // softmax of the logits
+    kStagePenalties = 1,    // after repetition / frequency / presence penalties
+    kStageTemperature = 2,  // after temperature
+    kStageFinal = 3,        // after top-k / top-p / min-p, renormalised; 0 when cut
+    kSamplingStageCount = 4
+};
+
+struct SamplingCandidate {
+    int id = 0;
+    QString label;  // the token as text, already made readable by the app or via display_text.h
+    std::array<float, kSamplingStageCount> probability{};  // indexed by SamplingStageIndex
+    bool kept = false;
+};
+
+struct SamplingStep {
+    int step = 0;
+    std::vector<SamplingCandidate> candidates;  // best first; the kept ones come first
+    int cutoffIndex = 0;                        // how many of `candidates` were kept
+    double nucleusMass = 1;                     // probability mass that top-p kept
+    int chosenIndex = -1;                       // the drawn token's row, −1 if not in the list
+    double entropy = 0;                         // of the distribution drawn from, in nats
+    float chosenProbability = 0;                // final probability of the drawn token
+};
+
+// The KV cache after a step. The context limit (tokens) is set on the chart separately.
+struct KvCachePoint {
+    qint64 tokens = 0;
+    qint64 bytesUsed = 0;
+    qint64 bytesAllocated = 0;
+    qint64 bytesFullMultiHead = 0;      // what the same tokens would take without GQA/MQA sharing
+    std::vector<qint64> bytesPerLayer;  // used, per layer (may be empty)
+};
+
+// Time of one step of the outer loop, split over the inner loop's layers.
+struct LoopTiming {
+    int step = 0;
+    bool prefill = false;
+    int tokenCount = 1;  // tokens this step processed (the prompt's length for prefill)
+    std::vector<double> layerSeconds;  // per layer, in order (may be partial while a step runs)
+    double stepSeconds = 0;            // the whole step: layers plus the LM head and sampling
+};
+
+}  // namespace inferlens::widgets

@@ -1,0 +1,70 @@
+#pragma once
+// The sampling panel: for the top candidates of a step, grouped bars of their probability after
+// each stage of the sampler (raw → penalties → temperature → final), the cut-off after the last
+// kept candidate, the cumulative mass, and the chosen token; below, entropy and the chosen token's
+// probability over the steps so far. A QCustomPlot itself (not a wrapper), so that export can ask
+// it for vector output.
+
+#include <array>
+#include <optional>
+
+#include <qcustomplot.h>
+
+#include "panel_data.h"
+
+namespace inferlens::widgets {
+
+class SamplingChartWidget : public QCustomPlot {
+    Q_OBJECT
+  public:
+    explicit SamplingChartWidget(QWidget* parent = nullptr);
+
+    // How many of a step's candidates are drawn (the best ones).
+    void setTopN(int count);
+    int topN() const { return topN_; }
+
+    void setStep(const SamplingStep& step);
+    // A step not after the last one starts the history over (a new generation).
+    void appendHistory(int step, double entropy, double chosenProbability);
+    void clearHistory();
+    void clear();  // the step and the history
+
+    // What is drawn, for tests and the app's status line.
+    int barCount() const;      // candidates shown
+    int cutoffIndex() const;   // the step's number of kept candidates
+    int chosenIndex() const;   // the chosen row, -1 if not in the list
+    int historyCount() const;  // steps in the history
+    // The probability drawn for a candidate after a stage (SamplingStageIndex).
+    double barValue(int stage, int index) const;
+    // The x of the cut-off line (between bars cutoffIndex − 1 and cutoffIndex) when it is drawn;
+    // it is not when every candidate shown was kept.
+    std::optional<double> cutoffLineX() const;
+    // The x of the chosen token's highlight band when it is drawn.
+    std::optional<double> chosenBandX() const;
+    // The cumulative mass curve's value at a candidate.
+    double cumulativeMass(int index) const;
+
+  private:
+    void applyStep();
+    void requestReplot();
+
+    int topN_ = 12;
+    SamplingStep step_;
+    bool hasStep_ = false;
+
+    QCPTextElement* title_ = nullptr;
+    std::array<QCPBars*, kSamplingStageCount> bars_{};
+    QCPBarsGroup* group_ = nullptr;
+    QCPGraph* cumulative_ = nullptr;
+    QCPItemStraightLine* cutoffLine_ = nullptr;
+    QCPItemText* cutoffText_ = nullptr;
+    QCPItemRect* chosenBand_ = nullptr;
+    QCPItemText* chosenText_ = nullptr;
+    QSharedPointer<QCPAxisTickerText> labelTicker_;
+
+    QCPAxisRect* historyRect_ = nullptr;
+    QCPGraph* entropyGraph_ = nullptr;
+    QCPGraph* chosenGraph_ = nullptr;
+};
+
+}  // namespace inferlens::widgets
