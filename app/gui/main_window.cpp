@@ -24,6 +24,7 @@
 #include "double_loop_grid_widget.h"
 #include "kv_cache_chart_widget.h"
 #include "models/default_model.h"
+#include "panel_export.h"
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
 #include "stall_monitor.h"
@@ -32,15 +33,6 @@
 namespace inferlens::gui {
 
 namespace {
-
-QDockWidget* addDock(QMainWindow* window, const QString& title, const QString& objectName,
-                     QWidget* content, Qt::DockWidgetArea area) {
-    auto* dock = new QDockWidget(title, window);
-    dock->setObjectName(objectName);  // saveState/restoreState find docks by name
-    dock->setWidget(content);
-    window->addDockWidget(area, dock);
-    return dock;
-}
 
 QString humanCount(qint64 n) {
     return n >= 1'000'000'000 ? QString::number(double(n) / 1e9, 'f', 2) + " B"
@@ -120,9 +112,12 @@ void MainWindow::buildToolBar() {
         file->addAction(tr("Open GGUF &file…"), this, [this] { openModelDialog(false); });
     openFile->setShortcut(QKeySequence::Open);
     file->addAction(tr("Open model &directory…"), this, [this] { openModelDialog(true); });
+    exportMenu_ = file->addMenu(tr("&Export panel"));
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About InferLens"), this, &MainWindow::showAbout);
 
     QToolBar* bar = addToolBar(tr("Model and run"));
     bar->setObjectName(QStringLiteral("modelBar"));
@@ -156,12 +151,39 @@ void MainWindow::buildToolBar() {
     });
 }
 
+QDockWidget* MainWindow::addDock(const QString& title, const QString& objectName, QWidget* content,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);  // saveState/restoreState find docks by name
+    dock->setWidget(content);
+    addDockWidget(area, dock);
+    exportMenu_->addAction(title + QStringLiteral("…"), this, [this, content, title] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(title),
+                                                          title + QStringLiteral(".png"),
+                                                          tr("Images (*.png *.svg *.pdf)"));
+        QString error;
+        if (!path.isEmpty() && !widgets::exportWidget(content, path, &error))
+            QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    return dock;
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About InferLens"),
+        tr("<h3>InferLens %1</h3><p>Runs a language model locally and shows, token by token, "
+           "what happens inside: tokenization, attention, the KV cache, sampling.</p>"
+           "<p>Qt %2 (built with %3) · compute device: CPU</p><p>MIT licence. The bundled model "
+           "inferlens-nano is GPL-3.0-or-later (its training data).</p>")
+            .arg(QApplication::applicationVersion(), qVersion(), QT_VERSION_STR));
+}
+
 void MainWindow::buildPanels() {
     tokens_ = new widgets::TokenStripWidget;
     auto* tokenScroll = new QScrollArea;
     tokenScroll->setWidget(tokens_);
     tokenScroll->setWidgetResizable(true);
-    QDockWidget* tokenDock = addDock(this, tr("Tokenization"), QStringLiteral("tokenizationDock"),
+    QDockWidget* tokenDock = addDock(tr("Tokenization"), QStringLiteral("tokenizationDock"),
                                      tokenScroll, Qt::TopDockWidgetArea);
 
     auto* attentionPanel = new QWidget;
@@ -185,21 +207,21 @@ void MainWindow::buildPanels() {
             &widgets::AttentionHeatmapWidget::setLogScale);
     connect(tokens_, &widgets::TokenStripWidget::positionSelected, attention_,
             &widgets::AttentionHeatmapWidget::setSelectedPosition);
-    QDockWidget* attentionDock = addDock(this, tr("Attention"), QStringLiteral("attentionDock"),
+    QDockWidget* attentionDock = addDock(tr("Attention"), QStringLiteral("attentionDock"),
                                          attentionPanel, Qt::RightDockWidgetArea);
 
     samplingChart_ = new widgets::SamplingChartWidget;
-    QDockWidget* samplingDock = addDock(this, tr("Sampling"), QStringLiteral("samplingDock"),
+    QDockWidget* samplingDock = addDock(tr("Sampling"), QStringLiteral("samplingDock"),
                                         samplingChart_, Qt::RightDockWidgetArea);
     QDockWidget* parametersDock =
-        addDock(this, tr("Sampling parameters"), QStringLiteral("samplingParametersDock"),
-                sampling_, Qt::LeftDockWidgetArea);
+        addDock(tr("Sampling parameters"), QStringLiteral("samplingParametersDock"), sampling_,
+                Qt::LeftDockWidgetArea);
     kvChart_ = new widgets::KvCacheChartWidget;
-    QDockWidget* kvDock = addDock(this, tr("KV cache"), QStringLiteral("kvCacheDock"), kvChart_,
-                                  Qt::LeftDockWidgetArea);
+    QDockWidget* kvDock =
+        addDock(tr("KV cache"), QStringLiteral("kvCacheDock"), kvChart_, Qt::LeftDockWidgetArea);
     loopGrid_ = new widgets::DoubleLoopGridWidget;
-    QDockWidget* loopDock = addDock(this, tr("Double loop"), QStringLiteral("doubleLoopDock"),
-                                    loopGrid_, Qt::BottomDockWidgetArea);
+    QDockWidget* loopDock = addDock(tr("Double loop"), QStringLiteral("doubleLoopDock"), loopGrid_,
+                                    Qt::BottomDockWidgetArea);
     // A first layout for a 1600×1000 window (a saved layout replaces it): the charts get room,
     // the chat keeps the middle.
     resizeDocks({tokenDock, loopDock}, {90, 190}, Qt::Vertical);

@@ -9,6 +9,8 @@
 #include "engine_worker.h"
 
 class QAction;
+class QDockWidget;
+class QMenu;
 class QCheckBox;
 class QSpinBox;
 
@@ -57,6 +59,10 @@ class MainWindow : public QMainWindow {
 
   private:
     void buildPanels();
+    // A panel in a dock the user can move; also listed in File → Export panel.
+    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* content,
+                         Qt::DockWidgetArea area);
+    void showAbout();
     void buildToolBar();
     void loadModel(const QString& path);
     void openModelDialog(bool directory);
@@ -77,6 +83,7 @@ class MainWindow : public QMainWindow {
     StallMonitor* stallMonitor_;
     QLabel* modelLabel_;
     QAction* pauseAction_;
+    QMenu* exportMenu_;
     QSpinBox* layerBox_;
     QSpinBox* headBox_;
     QCheckBox* logScaleBox_;
