@@ -155,7 +155,7 @@ def plot_curve(curve, path):
     import matplotlib.pyplot as plt
     tokens = [int(r["tokens"]) / 1e6 for r in curve]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
-    ax.plot(tokens, [float(r["train_loss"]) for r in curve], label="train (mean of last 100 steps)")
+    ax.plot(tokens, [float(r["train_loss"]) for r in curve], label="train (dropout, label smoothing; mean of 100 steps)")
     ax.plot(tokens, [float(r["heldout_loss"]) for r in curve], label="held-out")
     ax.set_xlabel("training tokens (millions)")
     ax.set_ylabel("loss (nats per token)")

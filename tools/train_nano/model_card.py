@@ -84,8 +84,9 @@ pairs, untied output layer.
 steps of {train.ROWS_PER_STEP} × {train.ROW_TOKENS} tokens ({train.EPOCHS} epochs),
 {m['training_tokens'] / 1e6:.2f} M loss tokens, {minutes:.0f} minutes of training with PyTorch
 {m['torch_version']}; AdamW (weight decay 0.1), peak learning rate {train.PEAK_LR:g} with cosine
-decay, dropout {train.DROPOUT:g} (without it the model memorizes its data and its held-out loss
-climbs above the unigram baseline's).
+decay, dropout {train.DROPOUT:g} and label smoothing {train.LABEL_SMOOTHING:g} (without them the
+model memorizes its data and its held-out loss climbs above the unigram baseline's; the training
+curve below is the smoothed, dropped-out training loss, hence above the plain figure in the table).
 
 ![training curve](training_curve.png)
 
@@ -115,12 +116,13 @@ training code; `inferlens-cli chat --temperature 0` gives the same greedy answer
 {chr(10).join(samples)}
 ## What it can and cannot do
 
-It can recite many of the Tang and Song poems it was trained on from their titles, name their
-authors, and produce fortune-cookie English and Chinese sayings in the right template; attention
-heads that track line structure and rhyme position show up clearly in the attention view. It cannot
-hold a conversation, answer questions outside these forms, reason, or write a new poem that scans:
-asked for an unseen title it stitches together lines it has memorized. Treat it as a specimen for
-looking inside a transformer, not as an assistant.
+It recites many of the Tang and Song poems it was trained on from their titles (from the first
+line on it mostly stays on the right poem), names their authors, and produces fortune-cookie English
+and Chinese sayings in the right template. It cannot hold a conversation, answer questions outside
+these forms, or reason; at higher temperatures it quickly mixes scripts and poems, and it sometimes
+runs past its answer into a made-up next round (`[Round 2] …`), which shows the template it was
+trained on. Its English is spelled almost letter by letter (the tokenizer's pieces are mostly
+Chinese characters). Treat it as a specimen for looking inside a transformer, not as an assistant.
 """
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
