@@ -100,6 +100,7 @@ void EngineWorker::loadModel(const QString& path) {
         summary.parameters = model->files().parameterCount();
         summary.dtype = dominantWeightType(model->files());
         summary.contextLength = c.contextLength;
+        summary.contextSize = resolveContextSize(c, 0);
         summary.layers = int(c.layerCount);
         summary.heads = int(c.headCount);
         summary.device = QStringLiteral("CPU");

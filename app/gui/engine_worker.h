@@ -32,7 +32,8 @@ struct ModelSummary {
     QString architecture;
     qint64 parameters = 0;
     QString dtype;
-    qint64 contextLength = 0;
+    qint64 contextLength = 0;  // what the model was trained for
+    qint64 contextSize = 0;    // what a generation here may use (the KV cache's capacity)
     int layers = 0;
     int heads = 0;
     QString device;

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 
+#include "language.h"
 #include "main_window.h"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,15 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("InferLens"));
     QApplication::setApplicationName(QStringLiteral("InferLens"));
     QApplication::setApplicationVersion(QStringLiteral(INFERLENS_VERSION));
+
+    const QCommandLineOption languageOption(
+        "lang", QStringLiteral("Interface language: en, zh_CN or system."), "language");
+    // The language must be known before the first translated string is made.
+    QString language = inferlens::gui::languageSetting();
+    for (int i = 1; i + 1 < argc; ++i)
+        if (QString::fromLocal8Bit(argv[i]) == QLatin1String("--lang"))
+            language = QString::fromLocal8Bit(argv[i + 1]);
+    inferlens::gui::installTranslator(language);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(
@@ -30,7 +40,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption quit(
         "quit-after-generation",
         QApplication::translate("main", "Exit when the generation ends (0 on success)."));
-    parser.addOptions({model, prompt, maxTokens, screenshot, quit});
+    parser.addOptions({model, prompt, maxTokens, screenshot, quit, languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;

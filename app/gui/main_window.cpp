@@ -1,5 +1,6 @@
 #include "main_window.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
 #include <QCloseEvent>
@@ -21,8 +22,10 @@
 
 #include "attention_heatmap_widget.h"
 #include "chat_view.h"
+#include "display_text.h"
 #include "double_loop_grid_widget.h"
 #include "kv_cache_chart_widget.h"
+#include "language.h"
 #include "models/default_model.h"
 #include "panel_export.h"
 #include "sampling_chart_widget.h"
@@ -60,11 +63,19 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     connect(worker, &EngineWorker::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(worker, &EngineWorker::modelFailed, this, &MainWindow::onModelFailed);
     connect(worker, &EngineWorker::tokenized, this,
-            [this](const std::vector<widgets::TokenChip>& chips) { tokens_->setTokens(chips); });
+            [this](const std::vector<widgets::TokenChip>& chips) {
+                tokens_->setTokens(chips);
+                QStringList labels;
+                for (const widgets::TokenChip& chip : chips)
+                    labels << widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special);
+                attention_->setTokenLabels(labels);
+            });
     connect(worker, &EngineWorker::tokenGenerated, this,
             [this](const widgets::TokenChip& chip, const QString& text) {
                 ++tokensGenerated_;
                 tokens_->appendToken(chip);
+                attention_->appendTokenLabel(
+                    widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special));
                 chat_->appendAnswerText(text);
             });
     connect(worker, &EngineWorker::attention, this, &MainWindow::onAttention);
@@ -116,6 +127,23 @@ void MainWindow::buildToolBar() {
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
+    QMenu* languages = menuBar()->addMenu(tr("&Language"));
+    const std::pair<QString, QString> choices[] = {
+        {QStringLiteral("system"), tr("System default")},
+        {QStringLiteral("en"), QStringLiteral("English")},
+        {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+    auto* languageGroup = new QActionGroup(this);
+    for (const auto& [code, name] : choices) {
+        QAction* action = languages->addAction(name);
+        action->setCheckable(true);
+        action->setChecked(languageSetting() == code);
+        languageGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [this, code] {
+            setLanguageSetting(code);
+            QMessageBox::information(this, tr("Language"),
+                                     tr("The new language applies when InferLens starts again."));
+        });
+    }
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About InferLens"), this, &MainWindow::showAbout);
 
@@ -256,6 +284,7 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
                              .arg(summary.contextLength)
                              .arg(summary.device));
     modelLabel_->setToolTip(summary.path);
+    kvChart_->setContextLimit(summary.contextSize);
     layerBox_->setRange(0, summary.layers - 1);
     headBox_->setRange(0, summary.heads - 1);
     chat_->setBusy(false);

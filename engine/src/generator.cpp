@@ -16,6 +16,8 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+}  // namespace
+
 int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
     if (requested < 0)
         throw Error("context size must be positive, got " + std::to_string(requested));
@@ -26,8 +28,6 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
                     std::to_string(config.contextLength));
     return requested;
 }
-
-}  // namespace
 
 Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* probes,
                      GenerationControl* control)

@@ -25,6 +25,10 @@ struct GeneratorOptions {
     int threads = 1;  // CPU threads for the matrix products; 0: one per hardware thread
 };
 
+// The KV cache's capacity for a requested context size: 0 gives the model's context, at most
+// 4096 tokens. Throws Error for a negative size or one beyond the model's context.
+int64_t resolveContextSize(const ModelConfig& config, int64_t requested);
+
 struct Generation {
     std::vector<int32_t> tokens;  // the new tokens only
     FinishReason reason = FinishReason::MaxTokens;

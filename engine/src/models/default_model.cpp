@@ -37,6 +37,10 @@ std::vector<std::string> defaultModelCandidates() {
 }
 
 std::string findDefaultModel() {
+    // A model the user named is used as named: a wrong path must fail, not fall back silently.
+    if (const char* fromEnvironment = std::getenv("INFERLENS_MODEL");
+        fromEnvironment != nullptr && *fromEnvironment != '\0')
+        return fromEnvironment;
     const std::vector<std::string> candidates = defaultModelCandidates();
     std::string tried;
     for (const std::string& candidate : candidates) {

@@ -10,7 +10,8 @@ namespace inferlens {
 
 // The places looked at, in order (the environment variable's value first when it is set).
 std::vector<std::string> defaultModelCandidates();
-// The first candidate that exists; throws Error listing what was tried when none does.
+// INFERLENS_MODEL when set (even if missing: opening it then names the problem), else the first
+// candidate that exists; throws Error listing what was tried when none does.
 std::string findDefaultModel();
 
 }  // namespace inferlens

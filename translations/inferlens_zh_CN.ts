@@ -1,0 +1,687 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>DisplayText</name>
+    <message>
+        <source>%1 B</source>
+        <translation>%1 B</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 TiB</source>
+        <translation>%1 TiB</translation>
+    </message>
+    <message>
+        <source>%1 µs</source>
+        <translation>%1 微秒</translation>
+    </message>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+</context>
+<context>
+    <name>PanelExport</name>
+    <message>
+        <source>Nothing to export.</source>
+        <translation>没有可导出的内容。</translation>
+    </message>
+    <message>
+        <source>Cannot export to “%1”: unknown file type “%2” (use .png, .svg or .pdf).</source>
+        <translation>无法导出到“%1”：未知的文件类型“%2”（请使用 .png、.svg 或 .pdf）。</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>Cannot export “%1”: the panel has no size.</source>
+        <translation>无法导出“%1”：面板没有尺寸。</translation>
+    </message>
+    <message>
+        <source>Cannot write “%1”: %2</source>
+        <translation>无法写入“%1”：%2</translation>
+    </message>
+    <message>
+        <source>Exported from InferLens</source>
+        <translation>由 InferLens 导出</translation>
+    </message>
+    <message>
+        <source>Cannot write “%1”: drawing the panel failed.</source>
+        <translation>无法写入“%1”：绘制面板失败。</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::ChatView</name>
+    <message>
+        <source>Ask something — Ctrl+Enter sends</source>
+        <translation>输入问题——Ctrl+Enter 发送</translation>
+    </message>
+    <message>
+        <source>Send</source>
+        <translation>发送</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+    <message>
+        <source>Edit last</source>
+        <translation>编辑上一条</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>finished: %1</source>
+        <translation>已结束：%1</translation>
+    </message>
+    <message>
+        <source>error: %1</source>
+        <translation>错误：%1</translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::EngineWorker</name>
+    <message>
+        <source>no model is loaded</source>
+        <translation>尚未加载模型</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::MainWindow</name>
+    <message>
+        <source>InferLens</source>
+        <translation>InferLens</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open GGUF &amp;file…</source>
+        <translation>打开 GGUF 文件(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Open model &amp;directory…</source>
+        <translation>打开模型目录(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>&amp;Export panel</source>
+        <translation>导出面板(&amp;E)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;About InferLens</source>
+        <translation>关于 InferLens(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Model and run</source>
+        <translation>模型与运行</translation>
+    </message>
+    <message>
+        <source>No model</source>
+        <translation>无模型</translation>
+    </message>
+    <message>
+        <source>Pause</source>
+        <translation>暂停</translation>
+    </message>
+    <message>
+        <source>Resume</source>
+        <translation>继续</translation>
+    </message>
+    <message>
+        <source>Step token</source>
+        <translation>单步（词元）</translation>
+    </message>
+    <message>
+        <source>While paused: run until the next token is chosen</source>
+        <translation>暂停时：运行到选出下一个词元</translation>
+    </message>
+    <message>
+        <source>Step layer</source>
+        <translation>单步（层）</translation>
+    </message>
+    <message>
+        <source>While paused: run one more layer</source>
+        <translation>暂停时：再运行一层</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Export %1</source>
+        <translation>导出%1</translation>
+    </message>
+    <message>
+        <source>Images (*.png *.svg *.pdf)</source>
+        <translation>图像 (*.png *.svg *.pdf)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>About InferLens</source>
+        <translation>关于 InferLens</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;InferLens %1&lt;/h3&gt;&lt;p&gt;Runs a language model locally and shows, token by token, what happens inside: tokenization, attention, the KV cache, sampling.&lt;/p&gt;&lt;p&gt;Qt %2 (built with %3) · compute device: CPU&lt;/p&gt;&lt;p&gt;MIT licence. The bundled model inferlens-nano is GPL-3.0-or-later (its training data).&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;InferLens %1&lt;/h3&gt;&lt;p&gt;在本地运行语言模型，并逐个词元展示其内部过程：分词、注意力、KV 缓存、采样。&lt;/p&gt;&lt;p&gt;Qt %2（编译时 %3）· 计算设备：CPU&lt;/p&gt;&lt;p&gt;MIT 许可证。内置模型 inferlens-nano 采用 GPL-3.0 或更高版本（源于其训练数据）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Tokenization</source>
+        <translation>分词</translation>
+    </message>
+    <message>
+        <source>Log colour scale</source>
+        <translation>对数色标</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>Head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Sampling</source>
+        <translation>采样</translation>
+    </message>
+    <message>
+        <source>Sampling parameters</source>
+        <translation>采样参数</translation>
+    </message>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>Double loop</source>
+        <translation>双重循环</translation>
+    </message>
+    <message>
+        <source>Open a Hugging Face model directory</source>
+        <translation>打开 Hugging Face 模型目录</translation>
+    </message>
+    <message>
+        <source>Open a GGUF model</source>
+        <translation>打开 GGUF 模型</translation>
+    </message>
+    <message>
+        <source>GGUF models (*.gguf);;All files (*)</source>
+        <translation>GGUF 模型 (*.gguf);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Loading %1…</source>
+        <translation>正在加载 %1…</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 parameters · %4 · context %5 · %6</source>
+        <translation>%1 · %2 · %3 参数 · %4 · 上下文 %5 · %6</translation>
+    </message>
+    <message>
+        <source>Model loaded; chat template %1</source>
+        <translation>模型已加载；对话模板 %1</translation>
+    </message>
+    <message>
+        <source>cannot load the model: %1</source>
+        <translation>无法加载模型：%1</translation>
+    </message>
+    <message>
+        <source>Cannot open the model</source>
+        <translation>无法打开模型</translation>
+    </message>
+    <message>
+        <source>%1 tokens; longest UI stall %2 ms</source>
+        <translation>%1 个词元；界面最长停顿 %2 毫秒</translation>
+    </message>
+    <message>
+        <source>cannot write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The new language applies when InferLens starts again.</source>
+        <translation>新的语言将在 InferLens 下次启动时生效。</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::SamplingControls</name>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Min-p</source>
+        <translation>Min-p</translation>
+    </message>
+    <message>
+        <source>Repetition penalty</source>
+        <translation>重复惩罚</translation>
+    </message>
+    <message>
+        <source>Frequency penalty</source>
+        <translation>频率惩罚</translation>
+    </message>
+    <message>
+        <source>Presence penalty</source>
+        <translation>存在惩罚</translation>
+    </message>
+    <message>
+        <source>Max new tokens</source>
+        <translation>最多新词元</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>随机种子</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::AttentionHeadGridWidget</name>
+    <message>
+        <source>Layer %1, head %2: %3 tokens, %4 per cell (maximum)
+Click to show this head in the heat map</source>
+        <translation>第 %1 层，第 %2 头：%3 个词元，每格 %4（最大值）
+点击以在热图中显示此头</translation>
+    </message>
+    <message>
+        <source>1 token</source>
+        <translation>1 个词元</translation>
+    </message>
+    <message>
+        <source>%1 × %1 tokens</source>
+        <translation>%1 × %1 个词元</translation>
+    </message>
+    <message>
+        <source>No attention heads yet</source>
+        <translation>尚无注意力头</translation>
+    </message>
+    <message>
+        <source>Layer %1 · %2 heads</source>
+        <translation>第 %1 层 · %2 个头</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::AttentionHeatmapWidget</name>
+    <message>
+        <source>%1 (%2) → %3 (%4): masked (a future token)</source>
+        <translation>%1 (%2) → %3 (%4)：已屏蔽（未来的词元）</translation>
+    </message>
+    <message>
+        <source>%1 (%2) → %3 (%4): %5</source>
+        <translation>%1 (%2) → %3 (%4)：%5</translation>
+    </message>
+    <message>
+        <source>No attention weights yet</source>
+        <translation>尚无注意力权重</translation>
+    </message>
+    <message>
+        <source>Layer %1 · head %2 · %3 queries × %4 keys · %5</source>
+        <translation>第 %1 层 · 第 %2 头 · %3 个查询 × %4 个键 · %5</translation>
+    </message>
+    <message>
+        <source>log scale</source>
+        <translation>对数刻度</translation>
+    </message>
+    <message>
+        <source>linear scale</source>
+        <translation>线性刻度</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::AttentionOverviewWidget</name>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>L%1</source>
+        <translation>层%1</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2: %3 %4</source>
+        <translation>第 %1 层，第 %2 头：%3 %4</translation>
+    </message>
+    <message>
+        <source>not yet known</source>
+        <translation>尚未知晓</translation>
+    </message>
+    <message>
+        <source>No attention summary yet</source>
+        <translation>尚无注意力概览</translation>
+    </message>
+    <message>
+        <source>%1 per head · %2 layers × %3 heads</source>
+        <translation>每头%1 · %2 层 × %3 头</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::DoubleLoopGridWidget</name>
+    <message>
+        <source>Time to first token %1 · decode %2 · %3 steps × %4 layers</source>
+        <translation>首词元时间 %1 · 解码 %2 · %3 步 × %4 层</translation>
+    </message>
+    <message>
+        <source>–</source>
+        <translation>–</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>– tokens/s</source>
+        <translation>– 词元/秒</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message numerus="yes">
+        <source>prefill, %n token(s)</source>
+        <translation><numerusform>预填充，%n 个词元</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>decode, %n token(s)</source>
+        <translation><numerusform>解码，%n 个词元</numerusform></translation>
+    </message>
+    <message>
+        <source>not run yet</source>
+        <translation>尚未运行</translation>
+    </message>
+    <message>
+        <source>Step %1 (%2)
+layer %3: %4
+whole step: %5</source>
+        <translation>第 %1 步（%2）
+第 %3 层：%4
+整步：%5</translation>
+    </message>
+    <message>
+        <source>No steps yet</source>
+        <translation>尚无步骤</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>steps (outer loop) →   layers (inner loop) ↓</source>
+        <translation>步（外层循环）→   层（内层循环）↓</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::KvCacheChartWidget</name>
+    <message>
+        <source>KV cache</source>
+        <translation>KV 缓存</translation>
+    </message>
+    <message>
+        <source>allocated</source>
+        <translation>已分配</translation>
+    </message>
+    <message>
+        <source>held</source>
+        <translation>已占用</translation>
+    </message>
+    <message>
+        <source>full multi-head cache would need</source>
+        <translation>完整多头缓存所需</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>bytes</source>
+        <translation>字节</translation>
+    </message>
+    <message>
+        <source>context limit %1</source>
+        <translation>上下文上限 %1</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>No tokens in the cache yet</source>
+        <translation>缓存中尚无词元</translation>
+    </message>
+    <message>
+        <source>%1 of %2 tokens (%3%)</source>
+        <translation>%1 / %2 个词元（%3%）</translation>
+    </message>
+    <message>
+        <source>%1 tokens</source>
+        <translation>%1 个词元</translation>
+    </message>
+    <message>
+        <source>held %1, allocated %2</source>
+        <translation>已占用 %1，已分配 %2</translation>
+    </message>
+    <message>
+        <source>%1 per token</source>
+        <translation>每词元 %1</translation>
+    </message>
+    <message>
+        <source>a full multi-head cache would hold %1 (%2×)</source>
+        <translation>完整多头缓存将占用 %1（%2 倍）</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::SamplingChartWidget</name>
+    <message>
+        <source>Sampling: no step yet</source>
+        <translation>采样：尚无步骤</translation>
+    </message>
+    <message>
+        <source>raw</source>
+        <translation>原始</translation>
+    </message>
+    <message>
+        <source>after penalties</source>
+        <translation>惩罚后</translation>
+    </message>
+    <message>
+        <source>after temperature</source>
+        <translation>温度后</translation>
+    </message>
+    <message>
+        <source>final (top-k, top-p, min-p)</source>
+        <translation>最终（top-k、top-p、min-p）</translation>
+    </message>
+    <message>
+        <source>cumulative mass</source>
+        <translation>累积概率</translation>
+    </message>
+    <message>
+        <source>candidates, best first</source>
+        <translation>候选词元（由高到低）</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>cumulative</source>
+        <translation>累积</translation>
+    </message>
+    <message>
+        <source>chosen</source>
+        <translation>选中</translation>
+    </message>
+    <message>
+        <source> cut off</source>
+        <translation> 截断</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>entropy (nats)</source>
+        <translation>熵（奈特）</translation>
+    </message>
+    <message>
+        <source>chosen p</source>
+        <translation>选中概率</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>chosen token's probability</source>
+        <translation>选中词元的概率</translation>
+    </message>
+    <message>
+        <source>Step %1 · entropy %2 nats · chosen p = %3 · %4 kept, nucleus mass %5</source>
+        <translation>第 %1 步 · 熵 %2 奈特 · 选中概率 = %3 · 保留 %4 个，核概率质量 %5</translation>
+    </message>
+    <message>
+        <source> · chosen token not among the %1 shown</source>
+        <translation> · 选中的词元不在显示的 %1 个之中</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::TokenStripWidget</name>
+    <message>
+        <source>Position %1</source>
+        <translation>位置 %1</translation>
+    </message>
+    <message>
+        <source>id %1</source>
+        <translation>ID %1</translation>
+    </message>
+    <message>
+        <source>piece “%1”</source>
+        <translation>片段“%1”</translation>
+    </message>
+    <message>
+        <source>bytes %1</source>
+        <translation>字节 %1</translation>
+    </message>
+    <message>
+        <source>(none)</source>
+        <translation>（无）</translation>
+    </message>
+    <message>
+        <source>special token</source>
+        <translation>特殊词元</translation>
+    </message>
+    <message>
+        <source>byte fallback</source>
+        <translation>字节回退</translation>
+    </message>
+    <message>
+        <source>generated</source>
+        <translation>生成</translation>
+    </message>
+    <message>
+        <source>prompt</source>
+        <translation>提示</translation>
+    </message>
+    <message>
+        <source>No tokens yet</source>
+        <translation>尚无词元</translation>
+    </message>
+</context>
+<context>
+    <name>main</name>
+    <message>
+        <source>Chat with a local language model and watch what happens inside.</source>
+        <translation>与本地语言模型对话，观察其内部发生的一切。</translation>
+    </message>
+    <message>
+        <source>Model to open.</source>
+        <translation>要打开的模型。</translation>
+    </message>
+    <message>
+        <source>Send TEXT as the user's chat message.</source>
+        <translation>将 TEXT 作为用户的聊天消息发送。</translation>
+    </message>
+    <message>
+        <source>Tokens to generate at most.</source>
+        <translation>最多生成的词元数。</translation>
+    </message>
+    <message>
+        <source>After generation, save the window (1600×1000) as PNG.</source>
+        <translation>生成结束后，将窗口（1600×1000）保存为 PNG。</translation>
+    </message>
+    <message>
+        <source>Exit when the generation ends (0 on success).</source>
+        <translation>生成结束时退出（成功时返回 0）。</translation>
+    </message>
+</context>
+</TS>
