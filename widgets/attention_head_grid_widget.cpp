@@ -3,11 +3,11 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
 #include "attention_heatmap_widget.h"
+#include "panel_hints.h"
 
 namespace inferlens::widgets {
 
@@ -211,24 +211,19 @@ int AttentionHeadGridWidget::headAt(QPoint point) const {
 
 bool AttentionHeadGridWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const int head = headAt(help->pos());
-        if (head >= 0) {
-            const Thumbnail& t = heads_[size_t(head)];
-            QToolTip::showText(
-                help->globalPos(),
-                tr("Layer %1, head %2: %3 tokens, %4 per cell (maximum)\n"
-                   "Click to show this head in the heat map")
-                    .arg(layer_)
-                    .arg(head)
-                    .arg(t.extent)
-                    .arg(t.block == 1 ? tr("1 token") : tr("%1 × %1 tokens").arg(t.block)),
-                this, thumbnailRect(head));
-        } else {
-            QToolTip::hideText();
-            event->ignore();
-        }
-        return true;
+        const int head = headAt(static_cast<QHelpEvent*>(event)->pos());
+        if (head < 0)
+            return answerToolTip(this, event, QString(), QRect());
+        const Thumbnail& t = heads_[size_t(head)];
+        return answerToolTip(
+            this, event,
+            tr("Layer %1, head %2: %3 tokens, %4 per cell (maximum)\n"
+               "Click to show this head in the heat map")
+                .arg(layer_)
+                .arg(head)
+                .arg(t.extent)
+                .arg(t.block == 1 ? tr("1 token") : tr("%1 × %1 tokens").arg(t.block)),
+            thumbnailRect(head));
     }
     return QWidget::event(event);
 }
@@ -238,8 +233,7 @@ void AttentionHeadGridWidget::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     const QFontMetrics metrics = fontMetrics();
     if (heads_.empty()) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No attention heads yet"));
+        paintPlaceholder(painter, *this, tr("No attention heads yet"));
         return;
     }
     layOut();

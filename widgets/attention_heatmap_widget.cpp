@@ -3,13 +3,13 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "cell_mapping.h"
 #include "display_text.h"
+#include "panel_hints.h"
 
 namespace inferlens::widgets {
 
@@ -292,16 +292,10 @@ QString AttentionHeatmapWidget::toolTipAt(QPoint point) const {
 
 bool AttentionHeatmapWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) {
-            QToolTip::hideText();
-            event->ignore();
-        } else {
-            const auto cell = cellAt(help->pos());
-            QToolTip::showText(help->globalPos(), text, this, cellRect(cell->first, cell->second));
-        }
-        return true;
+        const QPoint pointer = static_cast<QHelpEvent*>(event)->pos();
+        const auto cell = cellAt(pointer);
+        return answerToolTip(this, event, toolTipAt(pointer),
+                             cell ? cellRect(cell->first, cell->second) : QRect());
     }
     return QWidget::event(event);
 }
@@ -311,8 +305,7 @@ void AttentionHeatmapWidget::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     const Geometry& g = geometry();
     if (g.cell <= 0) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No attention weights yet"));
+        paintPlaceholder(painter, *this, tr("No attention weights yet"));
         return;
     }
     painter.setPen(palette().color(QPalette::WindowText));

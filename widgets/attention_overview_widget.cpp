@@ -3,12 +3,12 @@
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "cell_mapping.h"
+#include "panel_hints.h"
 
 namespace inferlens::widgets {
 
@@ -255,23 +255,18 @@ QRect AttentionOverviewWidget::cellRect(int layer, int head) const {
 
 bool AttentionOverviewWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const auto cell = cellAt(help->pos());
-        if (cell) {
-            const float v = value(cell->first, cell->second);
-            QToolTip::showText(
-                help->globalPos(),
-                tr("Layer %1, head %2: %3 %4")
-                    .arg(cell->first)
-                    .arg(cell->second)
-                    .arg(metric_)
-                    .arg(std::isnan(v) ? tr("not yet known") : QString::number(v, 'g', 4)),
-                this, cellRect(cell->first, cell->second));
-        } else {
-            QToolTip::hideText();
-            event->ignore();
-        }
-        return true;
+        const auto cell = cellAt(static_cast<QHelpEvent*>(event)->pos());
+        if (!cell)
+            return answerToolTip(this, event, QString(), QRect());
+        const float v = value(cell->first, cell->second);
+        return answerToolTip(
+            this, event,
+            tr("Layer %1, head %2: %3 %4")
+                .arg(cell->first)
+                .arg(cell->second)
+                .arg(metric_)
+                .arg(std::isnan(v) ? tr("not yet known") : QString::number(v, 'g', 4)),
+            cellRect(cell->first, cell->second));
     }
     return QWidget::event(event);
 }
@@ -281,8 +276,7 @@ void AttentionOverviewWidget::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     const Geometry& g = geometry();
     if (g.cellWidth <= 0) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No attention summary yet"));
+        paintPlaceholder(painter, *this, tr("No attention summary yet"));
         return;
     }
     const QFontMetrics metrics = fontMetrics();

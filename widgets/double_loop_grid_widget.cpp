@@ -2,13 +2,13 @@
 
 #include <QHelpEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "cell_mapping.h"
 #include "display_text.h"
+#include "panel_hints.h"
 
 namespace inferlens::widgets {
 
@@ -263,16 +263,10 @@ QString DoubleLoopGridWidget::toolTipAt(QPoint point) const {
 
 bool DoubleLoopGridWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const QString text = toolTipAt(help->pos());
-        if (text.isEmpty()) {
-            QToolTip::hideText();
-            event->ignore();
-        } else {
-            const auto cell = cellAt(help->pos());
-            QToolTip::showText(help->globalPos(), text, this, cellRect(cell->first, cell->second));
-        }
-        return true;
+        const QPoint pointer = static_cast<QHelpEvent*>(event)->pos();
+        const auto cell = cellAt(pointer);
+        return answerToolTip(this, event, toolTipAt(pointer),
+                             cell ? cellRect(cell->first, cell->second) : QRect());
     }
     return QWidget::event(event);
 }
@@ -285,8 +279,7 @@ void DoubleLoopGridWidget::paintEvent(QPaintEvent*) {
     const QColor text = palette().color(QPalette::WindowText);
     const Geometry& g = geometry();
     if (g.cellWidth <= 0) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No steps yet"));
+        paintPlaceholder(painter, *this, tr("No steps yet"));
         return;
     }
     painter.setPen(text);

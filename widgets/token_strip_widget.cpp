@@ -4,10 +4,10 @@
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
-#include <QToolTip>
 #include <algorithm>
 
 #include "display_text.h"
+#include "panel_hints.h"
 
 namespace inferlens::widgets {
 
@@ -227,15 +227,9 @@ QString TokenStripWidget::chipToolTip(int position) const {
 
 bool TokenStripWidget::event(QEvent* event) {
     if (event->type() == QEvent::ToolTip) {
-        auto* help = static_cast<QHelpEvent*>(event);
-        const int position = chipAt(help->pos());
-        if (position >= 0) {
-            QToolTip::showText(help->globalPos(), chipToolTip(position), this, chipRect(position));
-        } else {
-            QToolTip::hideText();
-            event->ignore();
-        }
-        return true;
+        const int position = chipAt(static_cast<QHelpEvent*>(event)->pos());
+        return position < 0 ? answerToolTip(this, event, QString(), QRect())
+                            : answerToolTip(this, event, chipToolTip(position), chipRect(position));
     }
     return QWidget::event(event);
 }
@@ -245,8 +239,7 @@ void TokenStripWidget::paintEvent(QPaintEvent* event) {
     const QRect clip = event->rect();
     painter.fillRect(clip, palette().base());
     if (tokens_.empty()) {
-        painter.setPen(palette().color(QPalette::PlaceholderText));
-        painter.drawText(rect(), Qt::AlignCenter, tr("No tokens yet"));
+        paintPlaceholder(painter, *this, tr("No tokens yet"));
         return;
     }
     ensureLayout();

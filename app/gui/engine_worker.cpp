@@ -92,7 +92,8 @@ void EngineWorker::loadModel(const QString& path) {
     try {
         auto model = std::make_unique<Model>(Model::open(path.toStdString()));
         auto tokenizer = std::make_unique<Tokenizer>(model->files());
-        const ChatTemplateChoice chat = chooseChatTemplate(model->files(), "");
+        const ChatTemplateKind chatKind = chooseChatTemplate(model->files(), "").kind;
+        auto chat = std::make_unique<ChatTemplate>(chatKind, *tokenizer);
         const ModelConfig& c = model->config();
         ModelSummary summary;
         summary.path = QString::fromStdString(model->files().path);
@@ -104,8 +105,10 @@ void EngineWorker::loadModel(const QString& path) {
         summary.layers = int(c.layerCount);
         summary.heads = int(c.headCount);
         summary.device = QStringLiteral("CPU");
-        summary.chatTemplate = QString::fromUtf8(chatTemplateName(chat.kind).data());
+        summary.chatTemplate = QString::fromUtf8(chatTemplateName(chatKind).data());
+        // What refers to the old tokenizer goes before it does.
         probe_.reset();
+        chat_ = std::move(chat);
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
         ProbeSinks sinks;
@@ -128,12 +131,11 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         return;
     }
     try {
-        const ChatTemplate chat(chooseChatTemplate(model_->files(), "").kind, *tokenizer_);
         std::vector<ChatMessage> messages;
         for (const ChatTurn& turn : conversation)
             messages.push_back(
                 {turn.user ? ChatRole::User : ChatRole::Assistant, turn.text.toStdString()});
-        const RenderedPrompt prompt = chat.render(messages);
+        const RenderedPrompt prompt = chat_->render(messages);
 
         control_.clearCancel();
         ProbeSet probes;
@@ -148,9 +150,9 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
             samplingChanged_ = false;
         }
         Sampler sampler(params, tokenizer_->tokenCount());
-        StreamingChooser chooser(sampler, *this, *tokenizer_, chat.stopIds());
+        StreamingChooser chooser(sampler, *this, *tokenizer_, chat_->stopIds());
         probe_->onTokenized(prompt.info);
-        const std::vector<int32_t>& stops = chat.stopIds();
+        const std::vector<int32_t>& stops = chat_->stopIds();
         const Generation result =
             generator.generate(prompt.ids, maxNewTokens, chooser, {stops.begin(), stops.end()});
         emit generationFinished(chooser.finish(),

@@ -18,6 +18,7 @@
 #include "sampling/sampling_params.h"
 
 namespace inferlens {
+class ChatTemplate;
 class Model;
 class Tokenizer;
 }  // namespace inferlens
@@ -79,6 +80,7 @@ class EngineWorker : public QObject {
 
     std::unique_ptr<Model> model_;
     std::unique_ptr<Tokenizer> tokenizer_;
+    std::unique_ptr<ChatTemplate> chat_;  // chosen once per model; refers to tokenizer_
     std::unique_ptr<GuiProbe> probe_;
     GenerationControl control_;
     std::mutex samplingMutex_;

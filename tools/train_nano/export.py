@@ -18,7 +18,6 @@ engine, which reads the same file, should agree to float rounding.
 """
 import csv
 import json
-import math
 import os
 import shutil
 import struct
@@ -30,7 +29,7 @@ import torch.nn.functional as F
 
 from glm_model import ChatGlm, GlmConfig
 from nano_tokens import EOS, NanoTokenizer, chat_prompt, document_ids
-from train import heldout_documents, load_jsonl
+from train import heldout_documents, heldout_loss, load_jsonl
 
 # Chosen before training as well-known poems whose titles name one training poem each.
 RECITATION_TITLES = ["夜思", "春晓", "登鹳雀楼", "相思", "江雪", "春望", "黄鹤楼", "登高", "枫桥夜泊",
@@ -137,16 +136,6 @@ def unigram_baseline(tokenizer, train_docs, heldout):
     log_probs = np.log(counts / counts.sum())
     targets = [t for doc in heldout for t in doc[2:]]
     return float(-log_probs[targets].mean()), len(targets)
-
-
-def heldout_loss(model, documents):
-    total, count = 0.0, 0
-    with torch.no_grad():
-        for doc in documents:
-            logits = model(torch.tensor([doc]))[0, 1:-1].float()
-            total += F.cross_entropy(logits, torch.tensor(doc[2:]), reduction="sum").item()
-            count += len(doc) - 2
-    return total / count
 
 
 def plot_curve(curve, path):

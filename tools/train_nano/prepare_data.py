@@ -19,7 +19,6 @@ Output (JSON lines in the work directory):
 import hashlib
 import json
 import os
-import random
 import re
 import sys
 

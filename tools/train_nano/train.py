@@ -92,7 +92,9 @@ def pack_rows(documents, rng):
 
 
 def heldout_loss(model, documents):
-    """Mean next-token loss over the tokens after sop of every held-out document."""
+    """Mean next-token loss over the tokens after sop of every document (dropout off; the model's
+    mode is restored afterwards)."""
+    was_training = model.training
     model.eval()
     total, count = 0.0, 0
     with torch.no_grad():
@@ -101,7 +103,7 @@ def heldout_loss(model, documents):
             logits = model(ids)[0, 1:-1]
             total += F.cross_entropy(logits.float(), ids[0, 2:], reduction="sum").item()
             count += len(doc) - 2
-    model.train()
+    model.train(was_training)
     return total / count
 
 

@@ -22,9 +22,6 @@ fs::path executableDirectory() {
 
 std::vector<std::string> defaultModelCandidates() {
     std::vector<std::string> candidates;
-    if (const char* fromEnvironment = std::getenv("INFERLENS_MODEL");
-        fromEnvironment != nullptr && *fromEnvironment != '\0')
-        candidates.push_back(fromEnvironment);
     // Relocated installs: <prefix>/bin/inferlens-cli → <prefix>/share/inferlens/models.
     const fs::path here = executableDirectory();
     if (!here.empty())

@@ -8,7 +8,8 @@
 
 namespace inferlens {
 
-// The places looked at, in order (the environment variable's value first when it is set).
+// Where the bundled model is looked for, in order: <executable>/../share/inferlens/models, the
+// source tree (build-tree executables), the configured install prefix.
 std::vector<std::string> defaultModelCandidates();
 // INFERLENS_MODEL when set (even if missing: opening it then names the problem), else the first
 // candidate that exists; throws Error listing what was tried when none does.
