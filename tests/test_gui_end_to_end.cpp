@@ -1,7 +1,11 @@
 // The desktop app end to end on the bundled model, offscreen: a chat message generates tokens that
 // reach every panel step by step; the tokens shown are the tokens generated; a sampling change in
 // the middle of a generation applies from the next token; pause and stop work mid-generation; the
-// UI thread never stalls long; the headless switches run a whole session and write a screenshot.
+// UI thread never stalls long; the attention panels get every head of the selected layer and the
+// overview every head of the model, and a new selection recomputes the past rows; clicking a chip
+// selects its step everywhere; while paused a slider re-shapes the current step; loading shows the
+// memory plan; the language switches live; the headless switches run a whole session and write a
+// screenshot.
 
 #include <QImage>
 #include <QProcess>
@@ -11,8 +15,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <QMenuBar>
+
+#include "attention_head_grid_widget.h"
+#include "attention_heatmap_widget.h"
+#include "attention_overview_widget.h"
 #include "chat_view.h"
+#include "double_loop_grid_widget.h"
+#include "language.h"
 #include "main_window.h"
+#include "sampling_chart_widget.h"
 #include "sampling_controls.h"
 #include "token_strip_widget.h"
 
@@ -135,6 +147,150 @@ class TestGuiEndToEnd : public QObject {
         clock.start();
         delete window;  // cancels, wakes the paused worker and joins its thread
         QVERIFY(clock.elapsed() < 5000);
+    }
+
+    void attentionPanelsFollowTheSelection() {
+        MainWindow window(bundled(6));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(0);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.chat()->send(QStringLiteral("《春晓》"));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        const int positions = window.tokenStrip()->tokenCount() - 1;  // the last token is not run
+
+        // Layer 0, head 0 at full resolution; every head of layer 0 in the small multiples; every
+        // head of every layer in the overview.
+        widgets::AttentionHeatmapWidget* heatmap = window.attentionHeatmap();
+        QCOMPARE(heatmap->layer(), 0);
+        QCOMPARE(heatmap->head(), 0);
+        QCOMPARE(heatmap->queryCount(), positions);
+        QCOMPARE(window.attentionHeads()->headCount(), 8);
+        widgets::AttentionOverviewWidget* overview = window.attentionOverview();
+        QCOMPARE(overview->layerCount(), 4);
+        QCOMPARE(overview->headCount(), 8);
+        for (int layer = 0; layer < 4; ++layer)
+            for (int head = 0; head < 8; ++head) {
+                const float entropy = overview->value(layer, head);
+                QVERIFY(std::isfinite(entropy));
+                QVERIFY(entropy >= 0 && entropy <= std::log(float(positions)) + 1e-3f);
+            }
+        const float rowZeroWeight = heatmap->weight(positions - 1, 0);
+
+        // Another layer and head: the heat map is recomputed over every position so far.
+        QSignalSpy recomputed(window.worker(), &EngineWorker::attentionRecomputed);
+        window.selectHead(2, 5);
+        QVERIFY(recomputed.count() > 0 || recomputed.wait(30000));
+        QVERIFY(recomputed.last().at(1).toBool());
+        QTRY_COMPARE(heatmap->queryCount(), positions);
+        QCOMPARE(heatmap->layer(), 2);
+        QCOMPARE(heatmap->head(), 5);
+        QCOMPARE(window.attentionHeads()->layer(), 2);
+        QCOMPARE(window.attentionHeads()->selectedHead(), 5);
+        QCOMPARE(overview->selected(), std::make_pair(2, 5));
+        for (int row = 0; row < positions; ++row) {
+            double sum = 0;
+            for (int key = 0; key <= row; ++key)
+                sum += heatmap->weight(row, key);
+            QVERIFY(std::abs(sum - 1.0) < 1e-4);
+        }
+        // Back to layer 0 head 0: the recomputation equals what was captured live.
+        recomputed.clear();
+        window.selectHead(0, 0);
+        QVERIFY(recomputed.count() > 0 || recomputed.wait(30000));
+        QTRY_COMPARE(heatmap->queryCount(), positions);
+        QVERIFY(std::abs(heatmap->weight(positions - 1, 0) - rowZeroWeight) < 1e-6f);
+    }
+
+    void clickingAChipSelectsItsStepEverywhere() {
+        MainWindow window(bundled(5));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(1.0);
+        QSignalSpy tokenized(window.worker(), &EngineWorker::tokenized);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.chat()->send(QStringLiteral("Tell me a fortune."));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(sampled.count() >= 2);
+        const int prompt =
+            int(tokenized.at(0).at(0).value<std::vector<widgets::TokenChip>>().size());
+
+        // The second generated token: chosen by sampling step 1, run by decode step 2.
+        widgets::TokenStripWidget* strip = window.tokenStrip();
+        strip->resize(1200, 400);
+        const QRect chip = strip->chipRect(prompt + 1);
+        QTest::mouseClick(strip, Qt::LeftButton, {}, chip.center());
+        QCOMPARE(strip->selectedPosition(), prompt + 1);
+        QCOMPARE(window.attentionHeatmap()->selectedPosition(), prompt + 1);
+        QCOMPARE(window.loopGrid()->selectedStep(), 2);
+        const auto second = sampled.at(1).at(0).value<widgets::SamplingStep>();
+        QCOMPARE(window.samplingChart()->step().step, second.step);
+        QCOMPARE(window.samplingChart()->step().candidates.front().id,
+                 second.candidates.front().id);
+        // A prompt token: the prefill's step.
+        QTest::mouseClick(strip, Qt::LeftButton, {}, strip->chipRect(1).center());
+        QCOMPARE(window.loopGrid()->selectedStep(), 0);
+    }
+
+    void whilePausedASliderReshapesTheCurrentStep() {
+        MainWindow window(bundled(30));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(1.0);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.pauseAction()->setChecked(true);
+        window.chat()->send(QStringLiteral("背一首李白的诗。"));
+        window.worker()->control().stepToken();
+        QVERIFY(sampled.count() > 0 || sampled.wait(30000));
+        QTest::qWait(100);  // the worker is paused again, before the next step
+        const int samplesBefore = sampled.count();
+        const auto live = sampled.last().at(0).value<widgets::SamplingStep>();
+        QVERIFY(live.entropy > 0);
+
+        // Greedy: the same step's distribution collapses onto its best token, without a new step.
+        window.samplingControls()->setTemperature(0);
+        const widgets::SamplingStep preview = window.samplingChart()->step();
+        QCOMPARE(preview.step, live.step);
+        QCOMPARE(preview.cutoffIndex, 1);
+        QCOMPARE(preview.candidates.front().probability[widgets::kStageFinal], 1.0f);
+        QCOMPARE(preview.candidates.front().id, live.candidates.front().id);
+        // Raw probabilities come from the same logits.
+        QCOMPARE(preview.candidates.front().probability[widgets::kStageRaw],
+                 live.candidates.front().probability[widgets::kStageRaw]);
+        QCOMPARE(sampled.count(), samplesBefore);  // the model did not run
+
+        window.worker()->control().cancel();
+        window.pauseAction()->setChecked(false);
+        QVERIFY(finished.count() > 0 || finished.wait(30000));
+    }
+
+    void loadingShowsTheMemoryPlan() {
+        MainWindow window(bundled(4));
+        QSignalSpy planned(window.worker(), &EngineWorker::loadPlanned);
+        QVERIFY(waitForModel(window));
+        QVERIFY(planned.count() > 0 || planned.wait(10000));
+        const auto plan = planned.at(0).at(0).value<LoadPlan>();
+        QFileInfo weights(QStringLiteral(INFERLENS_BUNDLED_MODEL) + "/model.safetensors");
+        QVERIFY(plan.weightBytes > weights.size() * 9 / 10 && plan.weightBytes <= weights.size());
+        QCOMPARE(plan.contextSize, qint64(2048));
+        // 4 layers × 2048 positions × 2 KV groups × 32 dims × (K and V) × 4 bytes.
+        QCOMPARE(plan.kvCacheBytes, qint64(4) * 2048 * 2 * 32 * 2 * 4);
+        QVERIFY(plan.availableBytes > plan.totalBytes());
+        QVERIFY(window.findChild<QLabel*>() != nullptr);
+    }
+
+    void theLanguageSwitchesLive() {
+        MainWindow window(bundled(4));
+        QVERIFY(waitForModel(window));
+        const auto fileMenuTitle = [&] { return window.menuBar()->actions().at(0)->text(); };
+        QCOMPARE(fileMenuTitle(), QStringLiteral("&File"));
+        window.switchLanguage(QStringLiteral("zh_CN"));
+        QTRY_VERIFY(fileMenuTitle() != QStringLiteral("&File"));
+        QVERIFY(fileMenuTitle().contains(QStringLiteral("文件")));
+        QVERIFY(window.windowTitle() == QStringLiteral("InferLens") ||
+                !window.windowTitle().isEmpty());
+        window.switchLanguage(QStringLiteral("en"));
+        QTRY_COMPARE(fileMenuTitle(), QStringLiteral("&File"));
+        setLanguageSetting(QStringLiteral("system"));
     }
 
     void headlessSwitchesRunASessionAndSaveAScreenshot() {

@@ -1,6 +1,7 @@
 // Probes on a real (synthetic) model: events arrive in order with consistent counts, attention rows
 // are probability distributions under the causal mask, probes do not change the numbers, only the
-// attention that was asked for is delivered, and cancel / pause take effect between layers.
+// attention that was asked for is delivered, attention recomputed afterwards equals what was
+// captured live, and cancel / pause take effect between layers.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -8,6 +9,8 @@
 #include <chrono>
 #include <thread>
 
+#include "attention_recompute.h"
+#include "core/error.h"
 #include "generator.h"
 #include "support/test_models.h"
 
@@ -138,6 +141,64 @@ class TestProbes : public QObject {
         }
         // The first query of the prefill sees only itself.
         QCOMPARE(probe.attentionWeights[0][0], 1.0f);
+    }
+
+    void recomputedAttentionEqualsLiveCapture() {
+        const Model model = Model::open(path_);
+        const auto layerOne = [](int64_t layer, int64_t) { return layer == 1; };
+        RecordingProbe live;
+        live.wants.attention = layerOne;
+        ProbeSet liveProbes;
+        liveProbes.add(&live);
+        Generator generator(model, {}, &liveProbes);
+        GreedyChooser greedy;
+        const std::vector<int32_t> prompt{5, 6, 7, 8, 9, 10, 11};
+        generator.generate(prompt, 4, greedy, {});  // the prefill and 3 decode steps
+        const std::vector<int32_t> tokens = generator.history();
+        QCOMPARE(tokens.size(), size_t(10));
+
+        // A budget of 3 rows of 4 heads over 10 keys forces chunks of 3, 3, 3 and 1 rows.
+        AttentionRecomputeOptions options;
+        options.layer = 1;
+        options.budgetBytes = 3 * 4 * 10 * 4;
+        QCOMPARE(attentionChunkRows(4, 10, options.budgetBytes), int64_t(3));
+        RecordingProbe again;
+        again.wants.attention = layerOne;
+        ProbeSet againProbes;
+        againProbes.add(&again);
+        QVERIFY(recomputeAttention(model, tokens, againProbes, options));
+        QCOMPARE(again.attention.size(), size_t(4 * 4));  // 4 chunks × 4 heads
+
+        // Every (position, head) row of the live capture is found, equal, in the recomputation.
+        const auto rowOf = [](const RecordingProbe& probe, int64_t position, int64_t head) {
+            for (size_t i = 0; i < probe.attention.size(); ++i) {
+                const AttentionEvent& e = probe.attention[i];
+                if (e.head == head && position >= e.firstQuery &&
+                    position < e.firstQuery + e.queryCount) {
+                    const auto begin =
+                        probe.attentionWeights[i].begin() + (position - e.firstQuery) * e.keyCount;
+                    return std::vector<float>(begin, begin + position + 1);
+                }
+            }
+            return std::vector<float>();
+        };
+        for (int64_t head = 0; head < 4; ++head)
+            for (int64_t position = 0; position < 10; ++position) {
+                const std::vector<float> expected = rowOf(live, position, head);
+                const std::vector<float> actual = rowOf(again, position, head);
+                QCOMPARE(actual.size(), size_t(position + 1));
+                QCOMPARE(expected.size(), actual.size());
+                for (size_t key = 0; key < actual.size(); ++key)
+                    QVERIFY2(std::abs(expected[key] - actual[key]) < 1e-6f,
+                             qPrintable(QString("head %1 position %2 key %3: %4 vs %5")
+                                            .arg(head)
+                                            .arg(position)
+                                            .arg(key)
+                                            .arg(expected[key])
+                                            .arg(actual[key])));
+            }
+        options.layer = kLayers;
+        QVERIFY_THROWS_EXCEPTION(Error, recomputeAttention(model, tokens, againProbes, options));
     }
 
     void probesDoNotChangeTheNumbers() {

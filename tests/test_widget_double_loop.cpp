@@ -1,6 +1,7 @@
 // The double-loop grid: each (step, layer) cell is painted in colourFor(its time), prefill is set
 // apart from decode, decode speed and time to first token come from the right steps, a step's
-// layers can arrive one by one, and a wider time range recolours what was painted.
+// layers can arrive one by one, a wider time range recolours what was painted, and the selected
+// step is outlined.
 
 #include <QTest>
 
@@ -64,6 +65,29 @@ class TestWidgetDoubleLoop : public QObject {
         QCOMPARE(image.pixelColor(prefill.center()), image.pixelColor(decode.center()));
         QVERIFY(image.pixelColor(prefill.center().x(), prefill.top() - 6) !=
                 image.pixelColor(decode.center().x(), decode.top() - 6));
+    }
+
+    void theSelectedStepIsOutlined() {
+        DoubleLoopGridWidget grid;
+        grid.resize(600, 300);
+        grid.appendStep(timing(0, true, 5, {0.02, 0.02, 0.02}, 0));
+        for (int step = 1; step <= 4; ++step) {
+            grid.appendStep(timing(step, false, 1, {0.02, 0.02, 0.02}, 0));
+        }
+        const QColor highlight = grid.palette().color(QPalette::Highlight);
+        const auto leftEdge = [&](const QImage& image, int index) {
+            const QRect cell = grid.cellRect(index, 1);
+            return image.pixelColor(cell.left(), cell.center().y());
+        };
+        QVERIFY(leftEdge(grid.grab().toImage(), 2) != highlight);
+        grid.setSelectedStep(2);
+        QCOMPARE(grid.selectedStep(), 2);
+        const QImage image = grid.grab().toImage();
+        QCOMPARE(leftEdge(image, 2), highlight);
+        QVERIFY(leftEdge(image, 1) != highlight);
+        QVERIFY(leftEdge(image, 4) != highlight);
+        // The cells inside keep their time colour.
+        QCOMPARE(image.pixelColor(grid.cellRect(2, 1).center()), grid.colourFor(0.02));
     }
 
     void speedAndTimeToFirstToken() {

@@ -115,6 +115,18 @@
         <source>no model is loaded</source>
         <translation>尚未加载模型</translation>
     </message>
+    <message>
+        <source>%1 needs %2 MB (weights %3 MB + KV cache %4 MB at %5 tokens), but only %6 MB of memory are free; choose a smaller context or close programs</source>
+        <translation>%1 需要 %2 MB（权重 %3 MB + %5 个词元的 KV 缓存 %4 MB），但只有 %6 MB 可用内存；请选择更小的上下文或关闭其他程序</translation>
+    </message>
+    <message>
+        <source>Loading was cancelled; the previous model stays.</source>
+        <translation>已取消加载；仍使用之前的模型。</translation>
+    </message>
+    <message>
+        <source>superseded</source>
+        <translation>已被新的选择取代</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::MainWindow</name>
@@ -259,10 +271,6 @@
         <translation>正在加载 %1…</translation>
     </message>
     <message>
-        <source>%1 · %2 · %3 parameters · %4 · context %5 · %6</source>
-        <translation>%1 · %2 · %3 参数 · %4 · 上下文 %5 · %6</translation>
-    </message>
-    <message>
         <source>Model loaded; chat template %1</source>
         <translation>模型已加载；对话模板 %1</translation>
     </message>
@@ -291,12 +299,80 @@
         <translation>跟随系统</translation>
     </message>
     <message>
-        <source>Language</source>
-        <translation>语言</translation>
+        <source>Attention of layer %1 recomputed</source>
+        <translation>已重新计算第 %1 层的注意力</translation>
     </message>
     <message>
-        <source>The new language applies when InferLens starts again.</source>
-        <translation>新的语言将在 InferLens 下次启动时生效。</translation>
+        <source>Attention of layer %1 not recomputed: %2</source>
+        <translation>未重新计算第 %1 层的注意力：%2</translation>
+    </message>
+    <message>
+        <source> Context </source>
+        <translation> 上下文 </translation>
+    </message>
+    <message>
+        <source>auto</source>
+        <translation>自动</translation>
+    </message>
+    <message>
+        <source>Tokens the KV cache holds (auto: the model's context, at most 4,096); applies when a model is opened</source>
+        <translation>KV 缓存容纳的词元数（自动：模型的上下文长度，最多 4,096）；打开模型时生效</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Stop loading; the previous model stays</source>
+        <translation>停止加载；仍使用之前的模型</translation>
+    </message>
+    <message>
+        <source>Attention heads</source>
+        <translation>注意力头</translation>
+    </message>
+    <message>
+        <source>mean attention entropy (nats)</source>
+        <translation>平均注意力熵（奈特）</translation>
+    </message>
+    <message>
+        <source>The prompt's attention is over the memory budget for every head: the overview counts generated tokens only.</source>
+        <translation>提示的注意力超出了全部注意力头的内存预算：概览只统计生成的词元。</translation>
+    </message>
+    <message>
+        <source>Attention overview</source>
+        <translation>注意力概览</translation>
+    </message>
+    <message>
+        <source>Generation running</source>
+        <translation>正在生成</translation>
+    </message>
+    <message>
+        <source>Stop the generation before opening another model.</source>
+        <translation>请先停止生成，再打开其他模型。</translation>
+    </message>
+    <message>
+        <source>needs %1 (weights %2 + KV cache %3 at %4 tokens)</source>
+        <translation>需要 %1（权重 %2 + %4 个词元的 KV 缓存 %3）</translation>
+    </message>
+    <message>
+        <source>of %1 free</source>
+        <translation>，可用 %1</translation>
+    </message>
+    <message>
+        <source>%1 · %2 · %3 parameters · %4 · context %5 of %6 · %7</source>
+        <translation>%1 · %2 · %3 参数 · %4 · 上下文 %5 / %6 · %7</translation>
+    </message>
+    <message>
+        <source>%1 in memory</source>
+        <translation>占用内存 %1</translation>
+    </message>
+    <message>
+        <source>Preview of step %1 with the new parameters; they apply from the next token</source>
+        <translation>用新参数预览第 %1 步；新参数从下一个词元起生效</translation>
+    </message>
+    <message>
+        <source>Recomputing the attention of layer %1…</source>
+        <translation>正在重新计算第 %1 层的注意力…</translation>
     </message>
 </context>
 <context>

@@ -84,12 +84,34 @@ ZH_CN = {
     'Position %1': '位置 %1', 'id %1': 'ID %1', 'piece “%1”': '片段“%1”', 'bytes %1': '字节 %1',
     'special token': '特殊词元', 'byte fallback': '字节回退', 'generated': '生成', 'prompt': '提示',
     'No tokens yet': '尚无词元', '&Language': '语言(&L)', 'System default': '跟随系统',
-    'Language': '语言', 'The new language applies when InferLens starts again.':
-        '新的语言将在 InferLens 下次启动时生效。',
     'Chat with a local language model and watch what happens inside.':
         '与本地语言模型对话，观察其内部发生的一切。',
     'Model to open.': '要打开的模型。', "Send TEXT as the user's chat message.":
         '将 TEXT 作为用户的聊天消息发送。', 'Tokens to generate at most.': '最多生成的词元数。',
     'After generation, save the window (1600×1000) as PNG.': '生成结束后，将窗口（1600×1000）保存为 PNG。',
     'Exit when the generation ends (0 on success).': '生成结束时退出（成功时返回 0）。',
+    '%1 needs %2 MB (weights %3 MB + KV cache %4 MB at %5 tokens), but only %6 MB of memory are '
+    'free; choose a smaller context or close programs':
+        '%1 需要 %2 MB（权重 %3 MB + %5 个词元的 KV 缓存 %4 MB），但只有 %6 MB 可用内存；'
+        '请选择更小的上下文或关闭其他程序',
+    'Loading was cancelled; the previous model stays.': '已取消加载；仍使用之前的模型。',
+    'superseded': '已被新的选择取代', 'Attention of layer %1 recomputed': '已重新计算第 %1 层的注意力',
+    'Attention of layer %1 not recomputed: %2': '未重新计算第 %1 层的注意力：%2',
+    ' Context ': ' 上下文 ', 'auto': '自动',
+    "Tokens the KV cache holds (auto: the model's context, at most 4,096); applies when a model is "
+    'opened': 'KV 缓存容纳的词元数（自动：模型的上下文长度，最多 4,096）；打开模型时生效',
+    'Cancel': '取消', 'Stop loading; the previous model stays': '停止加载；仍使用之前的模型',
+    'Attention heads': '注意力头', 'mean attention entropy (nats)': '平均注意力熵（奈特）',
+    "The prompt's attention is over the memory budget for every head: the overview counts "
+    'generated tokens only.': '提示的注意力超出了全部注意力头的内存预算：概览只统计生成的词元。',
+    'Attention overview': '注意力概览', 'Generation running': '正在生成',
+    'Stop the generation before opening another model.': '请先停止生成，再打开其他模型。',
+    'needs %1 (weights %2 + KV cache %3 at %4 tokens)': '需要 %1（权重 %2 + %4 个词元的 KV 缓存 %3）',
+    'of %1 free': '，可用 %1',
+    '%1 · %2 · %3 parameters · %4 · context %5 of %6 · %7':
+        '%1 · %2 · %3 参数 · %4 · 上下文 %5 / %6 · %7',
+    '%1 in memory': '占用内存 %1',
+    'Preview of step %1 with the new parameters; they apply from the next token':
+        '用新参数预览第 %1 步；新参数从下一个词元起生效',
+    'Recomputing the attention of layer %1…': '正在重新计算第 %1 层的注意力…',
 }

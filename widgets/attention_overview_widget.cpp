@@ -32,16 +32,20 @@ float AttentionOverviewWidget::meanRowEntropy(const AttentionMatrix& m) {
     }
     double sum = 0;
     for (int row = 0; row < m.queryCount; ++row) {
-        double entropy = 0;
-        for (int key = 0; key < m.keyCount; ++key) {
-            const double p = m.at(row, key);
-            if (p > 0) {
-                entropy -= p * std::log(p);
-            }
-        }
-        sum += entropy;
+        sum += rowEntropy(
+            std::span(m.weights).subspan(size_t(row) * size_t(m.keyCount), size_t(m.keyCount)));
     }
     return float(sum / m.queryCount);
+}
+
+double AttentionOverviewWidget::rowEntropy(std::span<const float> row) {
+    double entropy = 0;
+    for (const float weight : row) {
+        if (weight > 0) {
+            entropy -= double(weight) * std::log(double(weight));
+        }
+    }
+    return entropy;
 }
 
 float AttentionOverviewWidget::meanRowMaximum(const AttentionMatrix& m) {

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QWidget>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,8 @@ class AttentionOverviewWidget : public QWidget {
     // entropy of each row, in nats (low: focused heads); and the mean over rows of the row maximum.
     static float meanRowEntropy(const AttentionMatrix& matrix);
     static float meanRowMaximum(const AttentionMatrix& matrix);
+    // The entropy of one row of weights, in nats (zeros, the causal mask, add nothing).
+    static double rowEntropy(std::span<const float> row);
 
     // Starts over with every value unknown (drawn grey).
     void setShape(int layers, int heads);

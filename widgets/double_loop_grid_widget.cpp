@@ -328,6 +328,19 @@ void DoubleLoopGridWidget::paintEvent(QPaintEvent*) {
         x += w + 12;
     }
     paintColourLegend(painter, g.legend, map_, legendTicks(), palette());
+
+    for (int column = 0; column < g.visibleCount; ++column)
+        if (steps_[size_t(g.firstVisible + column)].step == selectedStep_) {
+            painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
+            painter.setBrush(Qt::NoBrush);
+            painter.drawRect(QRect(g.plot.left() + column * g.cellWidth, g.band.top(), g.cellWidth,
+                                   g.plot.bottom() - g.band.top()));
+        }
+}
+
+void DoubleLoopGridWidget::setSelectedStep(int step) {
+    selectedStep_ = step;
+    update();
 }
 
 void DoubleLoopGridWidget::resizeEvent(QResizeEvent* event) {

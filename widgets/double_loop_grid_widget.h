@@ -26,6 +26,11 @@ class DoubleLoopGridWidget : public QWidget {
     void appendStep(const LoopTiming& timing);
     void clear();
 
+    // Outlines the column of the step with this number (LoopTiming::step), e.g. the step that ran a
+    // token clicked in the tokenization panel; −1: none.
+    void setSelectedStep(int step);
+    int selectedStep() const { return selectedStep_; }
+
     int stepCount() const { return int(steps_.size()); }
     int layerCount() const { return layers_; }
     const LoopTiming& step(int index) const { return steps_[size_t(index)]; }
@@ -80,6 +85,7 @@ class DoubleLoopGridWidget : public QWidget {
     QImage image_;  // columns: steps, rows: layers; transparent where a layer has no time yet
     int lowDecade_ = -4, highDecade_ = -1;  // log10 seconds at the ends of the colour scale
     bool rangeSet_ = false;
+    int selectedStep_ = -1;
     ColourMap map_;
     mutable Geometry geometry_;
     mutable bool geometryValid_ = false;

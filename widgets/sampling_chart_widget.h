@@ -30,10 +30,11 @@ class SamplingChartWidget : public QCustomPlot {
     void clear();  // the step and the history
 
     // What is drawn, for tests and the app's status line.
-    int barCount() const;      // candidates shown
-    int cutoffIndex() const;   // the step's number of kept candidates
-    int chosenIndex() const;   // the chosen row, -1 if not in the list
-    int historyCount() const;  // steps in the history
+    const SamplingStep& step() const { return step_; }  // the step shown (empty before one)
+    int barCount() const;                               // candidates shown
+    int cutoffIndex() const;                            // the step's number of kept candidates
+    int chosenIndex() const;                            // the chosen row, -1 if not in the list
+    int historyCount() const;                           // steps in the history
     // The probability drawn for a candidate after a stage (SamplingStageIndex).
     double barValue(int stage, int index) const;
     // The x of the cut-off line (between bars cutoffIndex − 1 and cutoffIndex) when it is drawn;

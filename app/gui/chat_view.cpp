@@ -1,5 +1,6 @@
 #include "chat_view.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -13,13 +14,20 @@ namespace inferlens::gui {
 ChatView::ChatView(QWidget* parent) : QWidget(parent) {
     view_ = new QTextBrowser;
     input_ = new QPlainTextEdit;
-    input_->setPlaceholderText(tr("Ask something — Ctrl+Enter sends"));
     input_->setMaximumHeight(90);
-    sendButton_ = new QPushButton(tr("Send"));
-    stopButton_ = new QPushButton(tr("Stop"));
-    regenerateButton_ = new QPushButton(tr("Regenerate"));
-    editButton_ = new QPushButton(tr("Edit last"));
-    clearButton_ = new QPushButton(tr("Clear"));
+    sendButton_ = new QPushButton;
+    stopButton_ = new QPushButton;
+    regenerateButton_ = new QPushButton;
+    editButton_ = new QPushButton;
+    clearButton_ = new QPushButton;
+    texts_.add([this] {
+        input_->setPlaceholderText(tr("Ask something — Ctrl+Enter sends"));
+        sendButton_->setText(tr("Send"));
+        stopButton_->setText(tr("Stop"));
+        regenerateButton_->setText(tr("Regenerate"));
+        editButton_->setText(tr("Edit last"));
+        clearButton_->setText(tr("Clear"));
+    });
     auto* buttons = new QHBoxLayout;
     for (QPushButton* button :
          {sendButton_, stopButton_, regenerateButton_, editButton_, clearButton_})
@@ -135,6 +143,14 @@ void ChatView::render() {
     view_->setHtml(html);
     view_->verticalScrollBar()->setValue(view_->verticalScrollBar()->maximum());
     setBusy(busy_);
+}
+
+void ChatView::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange) {
+        texts_.retranslate();
+        render();  // "You" / "Model"
+    }
+    QWidget::changeEvent(event);
 }
 
 }  // namespace inferlens::gui

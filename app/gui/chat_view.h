@@ -9,6 +9,7 @@
 #include <QWidget>
 
 #include "engine_worker.h"
+#include "live_texts.h"
 
 class QPlainTextEdit;
 class QPushButton;
@@ -39,6 +40,9 @@ class ChatView : public QWidget {
     void stopRequested();
     void conversationChanged();
 
+  protected:
+    void changeEvent(QEvent* event) override;
+
   private:
     void render();
     void regenerate();
@@ -51,6 +55,7 @@ class ChatView : public QWidget {
     QPushButton* regenerateButton_;
     QPushButton* editButton_;
     QPushButton* clearButton_;
+    LiveTexts texts_;
     QList<ChatTurn> turns_;
     QTimer renderTimer_;  // a burst of streamed tokens becomes one redraw (≤ 60 per second)
     QString partial_;

@@ -4,10 +4,11 @@
 #include <algorithm>
 #include <map>
 
+#include "attention_recompute.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "generator.h"
-#include "gui_probe.h"
+#include "models/memory_estimate.h"
 #include "models/model.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
@@ -34,6 +35,16 @@ class StreamingChooser final : public SamplerChooser {
         if (auto params = worker_.takePendingSampling())
             sampler_.setParams(*params);
         const int32_t id = SamplerChooser::choose(logits, history, traced);
+        if (traced) {
+            auto retained = std::make_shared<RetainedStep>();
+            retained->step = steps_++;
+            retained->logits.assign(logits.begin(), logits.end());
+            retained->history.assign(history.begin(), history.end());
+            retained->draw = lastTrace()->draw;
+            retained->sampleableCount = worker_.tokenizer_->tokenCount();
+            retained->tokenizer = worker_.tokenizer_;
+            worker_.retain(std::move(retained));
+        }
         const bool stop = std::find(stops_.begin(), stops_.end(), id) != stops_.end();
         const QString text = stop ? QString() : QString::fromStdString(detokenizer_.push(id));
         answer_ += text;
@@ -48,6 +59,7 @@ class StreamingChooser final : public SamplerChooser {
     StreamingDetokenizer detokenizer_;
     const std::vector<int32_t>& stops_;
     QString answer_;
+    int steps_ = 0;
 };
 
 namespace {
@@ -63,6 +75,12 @@ QString dominantWeightType(const ModelFiles& files) {
 }
 
 }  // namespace
+
+widgets::SamplingStep previewStep(const RetainedStep& step, const SamplingParams& params) {
+    const Sampler sampler(params, step.sampleableCount);
+    const SamplingTrace trace = sampler.preview(params, step.logits, step.history, step.draw);
+    return toSamplingStep(step.step, trace, *step.tokenizer);
+}
 
 EngineWorker::EngineWorker() = default;
 EngineWorker::~EngineWorker() = default;
@@ -81,6 +99,22 @@ std::optional<SamplingParams> EngineWorker::takePendingSampling() {
     return sampling_;
 }
 
+void EngineWorker::retain(std::shared_ptr<const RetainedStep> step) {
+    const std::lock_guard lock(retainedMutex_);
+    retained_ = std::move(step);
+}
+
+std::shared_ptr<const RetainedStep> EngineWorker::retainedStep() const {
+    const std::lock_guard lock(retainedMutex_);
+    return retained_;
+}
+
+quint64 EngineWorker::beginRecompute() {
+    const quint64 serial = ++recomputeSerial_;
+    recomputeControl_.cancel();
+    return serial;
+}
+
 void EngineWorker::selectHead(int layer, int head) {
     selectedLayer_ = layer;
     selectedHead_ = head;
@@ -88,36 +122,65 @@ void EngineWorker::selectHead(int layer, int head) {
         probe_->selectHead(layer, head);
 }
 
-void EngineWorker::loadModel(const QString& path) {
+void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
+    loadCancelled_.store(false);
     try {
-        auto model = std::make_unique<Model>(Model::open(path.toStdString()));
-        auto tokenizer = std::make_unique<Tokenizer>(model->files());
+        ModelFiles files = openModelFiles(path.toStdString());
+        const ModelConfig c = files.config;  // files move into the model below
+        const int64_t context = resolveContextSize(c, contextSize);
+        const MemoryEstimate estimate = estimateMemory(c, files.weightBytes(), context);
+        const std::optional<int64_t> available = availableMemoryBytes();
+        emit loadPlanned({path, estimate.weightBytes, estimate.kvCacheBytes, estimate.workBytes,
+                          context, available.value_or(-1)});
+        if (available && estimate.total() > *available)
+            throw Error(tr("%1 needs %2 MB (weights %3 MB + KV cache %4 MB at %5 tokens), but only "
+                           "%6 MB of memory are free; choose a smaller context or close programs")
+                            .arg(path)
+                            .arg(estimate.total() >> 20)
+                            .arg(estimate.weightBytes >> 20)
+                            .arg(estimate.kvCacheBytes >> 20)
+                            .arg(context)
+                            .arg(*available >> 20)
+                            .toStdString());
+        if (!prefetchWeights(files, [this](int64_t done, int64_t total) {
+                emit loadProgress(done, total);
+                return !loadCancelled_.load();
+            })) {
+            emit modelFailed(tr("Loading was cancelled; the previous model stays."));
+            return;
+        }
+        auto model = std::make_unique<Model>(std::move(files));
+        auto tokenizer = std::make_shared<Tokenizer>(model->files());
         const ChatTemplateKind chatKind = chooseChatTemplate(model->files(), "").kind;
         auto chat = std::make_unique<ChatTemplate>(chatKind, *tokenizer);
-        const ModelConfig& c = model->config();
         ModelSummary summary;
         summary.path = QString::fromStdString(model->files().path);
         summary.architecture = QString::fromStdString(c.architecture);
         summary.parameters = model->files().parameterCount();
         summary.dtype = dominantWeightType(model->files());
         summary.contextLength = c.contextLength;
-        summary.contextSize = resolveContextSize(c, 0);
+        summary.contextSize = context;
         summary.layers = int(c.layerCount);
         summary.heads = int(c.headCount);
         summary.device = QStringLiteral("CPU");
         summary.chatTemplate = QString::fromUtf8(chatTemplateName(chatKind).data());
         // What refers to the old tokenizer goes before it does.
         probe_.reset();
+        retain(nullptr);
+        lastTokens_.clear();
         chat_ = std::move(chat);
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
+        contextSize_ = context;
         ProbeSinks sinks;
         sinks.tokenized = [this](std::vector<widgets::TokenChip> c) { emit tokenized(c); };
         sinks.attention = [this](widgets::AttentionMatrix m) { emit attention(m); };
         sinks.kvCache = [this](widgets::KvCachePoint p) { emit kvCache(p); };
         sinks.sampling = [this](widgets::SamplingStep s) { emit sampling(s); };
         sinks.loopTiming = [this](widgets::LoopTiming t) { emit loopTiming(t); };
-        probe_ = std::make_unique<GuiProbe>(*tokenizer_, std::move(sinks));
+        sinks.overview = [this](AttentionOverview o) { emit attentionOverview(o); };
+        probe_ = std::make_unique<GuiProbe>(*tokenizer_, summary.layers, summary.heads,
+                                            std::move(sinks));
         probe_->selectHead(selectedLayer_, selectedHead_);
         emit modelLoaded(summary);
     } catch (const std::exception& error) {
@@ -142,6 +205,7 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         probes.add(probe_.get());
         GeneratorOptions options;
         options.threads = 0;
+        options.contextSize = contextSize_;
         Generator generator(*model_, options, &probes, &control_);
         SamplingParams params;
         {
@@ -155,10 +219,44 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         const std::vector<int32_t>& stops = chat_->stopIds();
         const Generation result =
             generator.generate(prompt.ids, maxNewTokens, chooser, {stops.begin(), stops.end()});
+        lastTokens_ = generator.history();
         emit generationFinished(chooser.finish(),
                                 QString::fromUtf8(finishReasonName(result.reason)), true);
     } catch (const std::exception& error) {
         emit generationFinished({}, QString::fromUtf8(error.what()), false);
+    }
+}
+
+void EngineWorker::recomputeAttention(int layer, quint64 serial) {
+    if (serial != recomputeSerial_.load())
+        return;  // a newer selection superseded this one
+    if (!model_ || lastTokens_.empty())
+        return;
+    recomputeControl_.clearCancel();
+    // Every head of the layer: the heat map shows the selected one, the small multiples the rest.
+    struct Forwarder final : Probe {
+        EngineWorker& worker;
+        int layer;
+        Forwarder(EngineWorker& w, int l) : worker(w), layer(l) {}
+        ProbeInterest interest() const override {
+            ProbeInterest interest;
+            interest.attention = [l = layer](int64_t candidate, int64_t) { return candidate == l; };
+            return interest;
+        }
+        void onAttention(const AttentionEvent& event) override {
+            emit worker.attention(toAttentionMatrix(event));
+        }
+    } forwarder(*this, layer);
+    ProbeSet probes;
+    probes.add(&forwarder);
+    AttentionRecomputeOptions options;
+    options.layer = layer;
+    try {
+        const bool complete = inferlens::recomputeAttention(*model_, lastTokens_, probes, options,
+                                                            &recomputeControl_);
+        emit attentionRecomputed(layer, complete, complete ? QString() : tr("superseded"));
+    } catch (const std::exception& error) {
+        emit attentionRecomputed(layer, false, QString::fromUtf8(error.what()));
     }
 }
 
@@ -173,12 +271,16 @@ EngineSession::EngineSession(QObject* parent) : QObject(parent), worker_(new Eng
 EngineSession::~EngineSession() {
     worker_->control().cancel();
     worker_->control().resume();
+    worker_->cancelLoad();
+    worker_->beginRecompute();  // cancels a recomputation
     thread_.quit();
     thread_.wait();
 }
 
 void registerEngineMetaTypes() {
     qRegisterMetaType<ModelSummary>();
+    qRegisterMetaType<LoadPlan>();
+    qRegisterMetaType<AttentionOverview>();
     qRegisterMetaType<ChatTurn>();
     qRegisterMetaType<QList<ChatTurn>>();
     qRegisterMetaType<std::vector<widgets::TokenChip>>();

@@ -8,12 +8,14 @@
 #include <QString>
 #include <QStringList>
 #include <QThread>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
 
 #include "generation_control.h"
+#include "gui_probe.h"
 #include "panel_data.h"
 #include "sampling/sampling_params.h"
 
@@ -24,8 +26,6 @@ class Tokenizer;
 }  // namespace inferlens
 
 namespace inferlens::gui {
-
-class GuiProbe;
 
 // What the model bar shows once a model is loaded.
 struct ModelSummary {
@@ -40,6 +40,33 @@ struct ModelSummary {
     QString device;
     QString chatTemplate;
 };
+
+// What loading a model will take, known once its files are validated and before the weights are
+// read: the memory it needs against what is free.
+struct LoadPlan {
+    QString path;
+    qint64 weightBytes = 0;
+    qint64 kvCacheBytes = 0;
+    qint64 workBytes = 0;
+    qint64 contextSize = 0;
+    qint64 availableBytes = -1;  // −1: unknown
+    qint64 totalBytes() const { return weightBytes + kvCacheBytes + workBytes; }
+};
+
+// The last sampled step, kept so that moving a slider while paused can re-shape it over the full
+// vocabulary without running the model (immutable once made; shared with the UI thread).
+struct RetainedStep {
+    int step = 0;
+    std::vector<float> logits;
+    std::vector<int32_t> history;
+    double draw = 0;
+    int64_t sampleableCount = 0;
+    std::shared_ptr<const Tokenizer> tokenizer;
+};
+
+// The sampling chart's view of a retained step under other parameters (throws Error for invalid
+// parameters). Cheap enough for the UI thread: one pass over the vocabulary.
+widgets::SamplingStep previewStep(const RetainedStep& step, const SamplingParams& params);
 
 // One chat turn: user (true) or assistant.
 struct ChatTurn {
@@ -58,12 +85,23 @@ class EngineWorker : public QObject {
     GenerationControl& control() { return control_; }
     void setSampling(const SamplingParams& params);
     void selectHead(int layer, int head);
+    // Cancels a load in progress (its weights are being read); the previous model stays.
+    void cancelLoad() { loadCancelled_.store(true); }
+    // Starts a new attention recomputation request: cancels the one running, if any, and returns
+    // the serial to pass to recomputeAttention (older serials are skipped).
+    quint64 beginRecompute();
+    std::shared_ptr<const RetainedStep> retainedStep() const;
 
   public slots:
-    void loadModel(const QString& path);
+    // contextSize 0: the model's own, at most 4,096 tokens.
+    void loadModel(const QString& path, qint64 contextSize);
     void generate(const QList<inferlens::gui::ChatTurn>& conversation, int maxNewTokens);
+    // All heads of `layer` over the last generation's tokens, as attention signals (chunked).
+    void recomputeAttention(int layer, quint64 serial);
 
   signals:
+    void loadPlanned(const inferlens::gui::LoadPlan& plan);
+    void loadProgress(qint64 done, qint64 total);
     void modelLoaded(const inferlens::gui::ModelSummary& summary);
     void modelFailed(const QString& message);
     void tokenized(const std::vector<inferlens::widgets::TokenChip>& chips);
@@ -72,17 +110,28 @@ class EngineWorker : public QObject {
     void kvCache(const inferlens::widgets::KvCachePoint& point);
     void sampling(const inferlens::widgets::SamplingStep& step);
     void loopTiming(const inferlens::widgets::LoopTiming& timing);
+    void attentionOverview(const inferlens::gui::AttentionOverview& overview);
+    // A recomputation ended: complete, or cancelled / failed (then `message` says why).
+    void attentionRecomputed(int layer, bool complete, const QString& message);
     // reason: "eos", "max tokens", "context full", "cancelled", or an error message.
     void generationFinished(const QString& answer, const QString& reason, bool ok);
 
   private:
     std::optional<SamplingParams> takePendingSampling();
+    void retain(std::shared_ptr<const RetainedStep> step);
 
     std::unique_ptr<Model> model_;
-    std::unique_ptr<Tokenizer> tokenizer_;
+    std::shared_ptr<Tokenizer> tokenizer_;
     std::unique_ptr<ChatTemplate> chat_;  // chosen once per model; refers to tokenizer_
     std::unique_ptr<GuiProbe> probe_;
+    qint64 contextSize_ = 0;
+    std::vector<int32_t> lastTokens_;  // what the last generation ran: its attention's positions
     GenerationControl control_;
+    GenerationControl recomputeControl_;
+    std::atomic<quint64> recomputeSerial_{0};
+    std::atomic<bool> loadCancelled_{false};
+    mutable std::mutex retainedMutex_;
+    std::shared_ptr<const RetainedStep> retained_;
     std::mutex samplingMutex_;
     SamplingParams sampling_;
     bool samplingChanged_ = false;
@@ -110,4 +159,6 @@ void registerEngineMetaTypes();
 }  // namespace inferlens::gui
 
 Q_DECLARE_METATYPE(inferlens::gui::ModelSummary)
+Q_DECLARE_METATYPE(inferlens::gui::LoadPlan)
+Q_DECLARE_METATYPE(inferlens::gui::AttentionOverview)
 Q_DECLARE_METATYPE(inferlens::gui::ChatTurn)

@@ -1,11 +1,56 @@
 #include "gui_probe.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attention_overview_widget.h"
 #include "sampling/sampling_trace.h"
 
 namespace inferlens::gui {
 
-GuiProbe::GuiProbe(const Tokenizer& tokenizer, ProbeSinks sinks)
-    : tokenizer_(tokenizer), sinks_(std::move(sinks)) {}
+widgets::AttentionMatrix toAttentionMatrix(const AttentionEvent& event) {
+    widgets::AttentionMatrix matrix;
+    matrix.layer = int(event.layer);
+    matrix.head = int(event.head);
+    matrix.firstQuery = int(event.firstQuery);
+    matrix.queryCount = int(event.queryCount);
+    matrix.keyCount = int(event.keyCount);
+    matrix.weights.assign(event.weights.begin(), event.weights.end());
+    return matrix;
+}
+
+widgets::SamplingStep toSamplingStep(int64_t step, const SamplingTrace& trace,
+                                     const Tokenizer& tokenizer) {
+    widgets::SamplingStep snapshot;
+    snapshot.step = int(step);
+    for (const TraceCandidate& candidate : trace.candidates) {
+        widgets::SamplingCandidate row;
+        row.id = candidate.id;
+        row.label = QString::fromStdString(tokenizer.piece(candidate.id));
+        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
+                           candidate.probability[size_t(SamplingStage::Penalties)],
+                           candidate.probability[size_t(SamplingStage::Temperature)],
+                           candidate.finalProbability()};
+        row.kept = candidate.kept();
+        snapshot.cutoffIndex += row.kept ? 1 : 0;
+        snapshot.candidates.push_back(std::move(row));
+    }
+    snapshot.nucleusMass = trace.nucleusMass;
+    snapshot.chosenIndex =
+        trace.chosenRank < int64_t(trace.candidates.size()) ? int(trace.chosenRank) : -1;
+    snapshot.entropy = trace.entropyAfter(kFinalSamplingStage);
+    snapshot.chosenProbability = trace.chosenProbability;
+    return snapshot;
+}
+
+GuiProbe::GuiProbe(const Tokenizer& tokenizer, int layers, int heads, ProbeSinks sinks)
+    : tokenizer_(tokenizer),
+      layers_(layers),
+      heads_(heads),
+      sinks_(std::move(sinks)),
+      entropySum_(size_t(layers * heads), 0.0),
+      rowsSeen_(size_t(layers * heads), 0) {}
 
 void GuiProbe::selectHead(int layer, int head) {
     selectedLayer_.store(layer);
@@ -21,8 +66,18 @@ ProbeInterest GuiProbe::interest() const {
     interest.sampling = true;
     const int layer = selectedLayer_.load();
     const int head = selectedHead_.load();
-    interest.attention = [layer, head](int64_t l, int64_t h) { return l == layer && h == head; };
+    if (wideCaptureFits())
+        interest.attention = [](int64_t, int64_t) { return true; };
+    else
+        interest.attention = [layer, head](int64_t l, int64_t h) {
+            return l == layer && h == head;
+        };
     return interest;
+}
+
+bool GuiProbe::wideCaptureFits() const {
+    const int64_t keys = positions_ + nextStepRows_;
+    return int64_t(heads_) * nextStepRows_ * keys * 4 <= budgetBytes_.load();
 }
 
 widgets::TokenChip GuiProbe::chipFor(int32_t id, bool generated) const {
@@ -52,6 +107,13 @@ void GuiProbe::onTokenized(const TokenizationInfo& info) {
         chip.byteFallback = token.byteFallback;
         chips.push_back(std::move(chip));
     }
+    // A new generation: its prompt runs next, and the overview starts over.
+    positions_ = 0;
+    nextStepRows_ = std::max<int64_t>(1, int64_t(chips.size()));
+    std::fill(entropySum_.begin(), entropySum_.end(), 0.0);
+    std::fill(rowsSeen_.begin(), rowsSeen_.end(), 0);
+    promptSkipped_ = !wideCaptureFits();
+    overviewChanged_ = true;
     sinks_.tokenized(std::move(chips));
 }
 
@@ -69,14 +131,16 @@ void GuiProbe::onLayerEnd(const LayerEvent& event) {
 }
 
 void GuiProbe::onAttention(const AttentionEvent& event) {
-    widgets::AttentionMatrix matrix;
-    matrix.layer = int(event.layer);
-    matrix.head = int(event.head);
-    matrix.firstQuery = int(event.firstQuery);
-    matrix.queryCount = int(event.queryCount);
-    matrix.keyCount = int(event.keyCount);
-    matrix.weights.assign(event.weights.begin(), event.weights.end());
-    sinks_.attention(std::move(matrix));
+    if (event.layer < layers_ && event.head < heads_) {
+        const size_t cell = size_t(event.layer * heads_ + event.head);
+        for (int64_t row = 0; row < event.queryCount; ++row)
+            entropySum_[cell] += widgets::AttentionOverviewWidget::rowEntropy(
+                event.weights.subspan(size_t(row * event.keyCount), size_t(event.keyCount)));
+        rowsSeen_[cell] += event.queryCount;
+        overviewChanged_ = true;
+    }
+    if (event.layer == selectedLayer_.load())
+        sinks_.attention(toAttentionMatrix(event));
 }
 
 void GuiProbe::onKvCache(int64_t, const KvCacheStats& stats) {
@@ -90,31 +154,23 @@ void GuiProbe::onKvCache(int64_t, const KvCacheStats& stats) {
 }
 
 void GuiProbe::onSampling(int64_t step, const SamplingTrace& trace) {
-    widgets::SamplingStep snapshot;
-    snapshot.step = int(step);
-    for (const TraceCandidate& candidate : trace.candidates) {
-        widgets::SamplingCandidate row;
-        row.id = candidate.id;
-        row.label = QString::fromStdString(tokenizer_.piece(candidate.id));
-        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
-                           candidate.probability[size_t(SamplingStage::Penalties)],
-                           candidate.probability[size_t(SamplingStage::Temperature)],
-                           candidate.finalProbability()};
-        row.kept = candidate.kept();
-        snapshot.cutoffIndex += row.kept ? 1 : 0;
-        snapshot.candidates.push_back(std::move(row));
-    }
-    snapshot.nucleusMass = trace.nucleusMass;
-    snapshot.chosenIndex =
-        trace.chosenRank < int64_t(trace.candidates.size()) ? int(trace.chosenRank) : -1;
-    snapshot.entropy = trace.entropyAfter(kFinalSamplingStage);
-    snapshot.chosenProbability = trace.chosenProbability;
-    sinks_.sampling(std::move(snapshot));
+    sinks_.sampling(toSamplingStep(step, trace, tokenizer_));
 }
 
 void GuiProbe::onStepEnd(const StepEvent& event) {
     timing_.stepSeconds = event.seconds;
     sinks_.loopTiming(timing_);
+    positions_ += event.tokenCount;
+    nextStepRows_ = 1;
+    if (!overviewChanged_)
+        return;
+    overviewChanged_ = false;
+    AttentionOverview overview{layers_, heads_, {}, promptSkipped_};
+    overview.meanEntropy.resize(entropySum_.size(), std::numeric_limits<float>::quiet_NaN());
+    for (size_t cell = 0; cell < entropySum_.size(); ++cell)
+        if (rowsSeen_[cell] > 0)
+            overview.meanEntropy[cell] = float(entropySum_[cell] / double(rowsSeen_[cell]));
+    sinks_.overview(std::move(overview));
 }
 
 }  // namespace inferlens::gui

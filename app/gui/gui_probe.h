@@ -2,6 +2,14 @@
 // The engine-side half of the GUI: a Probe that turns engine events into the panels' plain data
 // (widgets/panel_data.h) on the engine's thread and hands each snapshot to a callback, which the
 // worker turns into a queued signal. Nothing here touches a widget.
+//
+// Attention capture policy, so that a 28-layer × 32-head model stays fluid at thousands of tokens:
+// full matrices leave the engine only for the selected layer (every head: the heat map shows the
+// selected one, the small multiples all of them, downsampled by the grid itself); every other head
+// contributes one number per step to the layers × heads overview (its mean row entropy), computed
+// here and never sent as a matrix. A step whose blocks would exceed the memory budget (a long
+// prompt's prefill: heads × rows × keys floats per layer) captures only the selected head, and the
+// overview says that it skipped the prompt.
 
 #include <atomic>
 #include <functional>
@@ -13,21 +21,39 @@
 
 namespace inferlens::gui {
 
+// The layers × heads overview after a step: mean row entropy (nats) of every head over the rows
+// seen so far, row-major [layers, heads], NaN where no row was seen.
+struct AttentionOverview {
+    int layers = 0;
+    int heads = 0;
+    std::vector<float> meanEntropy;
+    bool promptSkipped = false;  // the prefill was over the budget: only generated rows count
+};
+
+// One engine event as the panels' matrix.
+widgets::AttentionMatrix toAttentionMatrix(const AttentionEvent& event);
+// A sampler trace as the sampling chart's step (labels are the tokens' pieces).
+widgets::SamplingStep toSamplingStep(int64_t step, const SamplingTrace& trace,
+                                     const Tokenizer& tokenizer);
+
 struct ProbeSinks {
     std::function<void(std::vector<widgets::TokenChip>)> tokenized;
     std::function<void(widgets::AttentionMatrix)> attention;
     std::function<void(widgets::KvCachePoint)> kvCache;
     std::function<void(widgets::SamplingStep)> sampling;
     std::function<void(widgets::LoopTiming)> loopTiming;
+    std::function<void(AttentionOverview)> overview;
 };
 
 class GuiProbe final : public Probe {
   public:
-    GuiProbe(const Tokenizer& tokenizer, ProbeSinks sinks);
+    GuiProbe(const Tokenizer& tokenizer, int layers, int heads, ProbeSinks sinks);
 
     // The head whose attention is captured at full resolution; read at the start of every step
     // (ProbeSet::refresh), so a new selection applies from the next token.
     void selectHead(int layer, int head);
+    // Most bytes one layer's captured blocks may hold in a step (see the policy above).
+    void setBudgetBytes(int64_t bytes) { budgetBytes_.store(bytes); }
 
     ProbeInterest interest() const override;
     void onTokenized(const TokenizationInfo& info) override;
@@ -42,11 +68,22 @@ class GuiProbe final : public Probe {
     widgets::TokenChip chipFor(int32_t id, bool generated) const;
 
   private:
+    // Whether the next step may capture every head (its blocks fit the budget).
+    bool wideCaptureFits() const;
+
     const Tokenizer& tokenizer_;
+    const int layers_, heads_;
     ProbeSinks sinks_;
     std::atomic<int> selectedLayer_{0};
     std::atomic<int> selectedHead_{0};
+    std::atomic<int64_t> budgetBytes_{int64_t(256) << 20};
     widgets::LoopTiming timing_;
+    int64_t positions_ = 0;     // tokens run so far in this generation
+    int64_t nextStepRows_ = 1;  // tokens the next step runs (the prompt's length before prefill)
+    std::vector<double> entropySum_;  // per (layer, head): summed row entropies
+    std::vector<int64_t> rowsSeen_;   // per (layer, head)
+    bool promptSkipped_ = false;
+    bool overviewChanged_ = false;
 };
 
 }  // namespace inferlens::gui

@@ -11,8 +11,9 @@ namespace inferlens::gui {
 QString languageSetting();
 void setLanguageSetting(const QString& language);
 
-// Installs the translator for `language` ("system" resolves through QLocale); returns the
-// language actually in use ("en" or "zh_CN").
+// Installs the translator for `language` ("system" resolves through QLocale), replacing the one
+// installed before, if any; returns the language actually in use ("en" or "zh_CN"). Every widget
+// then receives QEvent::LanguageChange and re-translates itself: no restart needed.
 QString installTranslator(const QString& language);
 
 }  // namespace inferlens::gui

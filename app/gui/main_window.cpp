@@ -6,22 +6,28 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QToolBar>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <cstdio>
 
+#include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
+#include "attention_overview_widget.h"
 #include "chat_view.h"
+#include "core/error.h"
 #include "display_text.h"
 #include "double_loop_grid_widget.h"
 #include "kv_cache_chart_widget.h"
@@ -52,46 +58,44 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
       chat_(new ChatView),
       sampling_(new SamplingControls),
       stallMonitor_(new StallMonitor(this)) {
-    setWindowTitle(tr("InferLens"));
+    texts_.add([this] { setWindowTitle(tr("InferLens")); });
     setCentralWidget(chat_);
+    buildMenus();
     buildToolBar();
     buildPanels();
     if (options_.maxTokens > 0)
         sampling_->setMaxNewTokens(options_.maxTokens);
 
     EngineWorker* worker = session_->worker();
+    connect(worker, &EngineWorker::loadPlanned, this, &MainWindow::onLoadPlanned);
+    connect(worker, &EngineWorker::loadProgress, this, [this](qint64 done, qint64 total) {
+        loadProgress_->setMaximum(int(std::max<qint64>(1, total >> 20)));
+        loadProgress_->setValue(int(done >> 20));
+    });
     connect(worker, &EngineWorker::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(worker, &EngineWorker::modelFailed, this, &MainWindow::onModelFailed);
-    connect(worker, &EngineWorker::tokenized, this,
-            [this](const std::vector<widgets::TokenChip>& chips) {
-                tokens_->setTokens(chips);
-                QStringList labels;
-                for (const widgets::TokenChip& chip : chips)
-                    labels << widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special);
-                attention_->setTokenLabels(labels);
-            });
-    connect(worker, &EngineWorker::tokenGenerated, this,
-            [this](const widgets::TokenChip& chip, const QString& text) {
-                ++tokensGenerated_;
-                tokens_->appendToken(chip);
-                attention_->appendTokenLabel(
-                    widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special));
-                chat_->appendAnswerText(text);
-            });
+    connect(worker, &EngineWorker::tokenized, this, &MainWindow::onTokenized);
+    connect(worker, &EngineWorker::tokenGenerated, this, &MainWindow::onTokenGenerated);
     connect(worker, &EngineWorker::attention, this, &MainWindow::onAttention);
+    connect(worker, &EngineWorker::attentionOverview, this, &MainWindow::onOverview);
+    connect(
+        worker, &EngineWorker::attentionRecomputed, this,
+        [this](int layer, bool complete, const QString& message) {
+            if (layer == selectedLayer_)
+                statusBar()->showMessage(
+                    complete
+                        ? tr("Attention of layer %1 recomputed").arg(layer)
+                        : tr("Attention of layer %1 not recomputed: %2").arg(layer).arg(message),
+                    5000);
+        });
     connect(worker, &EngineWorker::kvCache, kvChart_, &widgets::KvCacheChartWidget::appendPoint);
-    connect(worker, &EngineWorker::sampling, samplingChart_,
-            [this](const widgets::SamplingStep& step) {
-                samplingChart_->setStep(step);
-                samplingChart_->appendHistory(step.step, step.entropy, step.chosenProbability);
-            });
+    connect(worker, &EngineWorker::sampling, this, &MainWindow::onSampling);
     connect(worker, &EngineWorker::loopTiming, this, [this](const widgets::LoopTiming& timing) {
         ++stepsReceived_;
         loopGrid_->appendStep(timing);
     });
     connect(worker, &EngineWorker::generationFinished, this, &MainWindow::onGenerationFinished);
-    connect(sampling_, &SamplingControls::paramsChanged, this,
-            [this](const SamplingParams& params) { session_->worker()->setSampling(params); });
+    connect(sampling_, &SamplingControls::paramsChanged, this, &MainWindow::onSamplingParams);
     worker->setSampling(sampling_->params());
     connect(chat_, &ChatView::answerRequested, this, &MainWindow::startGeneration);
     connect(chat_, &ChatView::stopRequested, this, [this] {
@@ -117,81 +121,131 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildToolBar() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    QAction* openFile =
-        file->addAction(tr("Open GGUF &file…"), this, [this] { openModelDialog(false); });
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(QString());
+    QAction* openFile = file->addAction(QString(), this, [this] { openModelDialog(false); });
     openFile->setShortcut(QKeySequence::Open);
-    file->addAction(tr("Open model &directory…"), this, [this] { openModelDialog(true); });
-    exportMenu_ = file->addMenu(tr("&Export panel"));
+    QAction* openDirectory = file->addAction(QString(), this, [this] { openModelDialog(true); });
+    exportMenu_ = file->addMenu(QString());
     file->addSeparator();
-    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    QAction* quit = file->addAction(QString(), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
-    QMenu* languages = menuBar()->addMenu(tr("&Language"));
-    const std::pair<QString, QString> choices[] = {
-        {QStringLiteral("system"), tr("System default")},
-        {QStringLiteral("en"), QStringLiteral("English")},
-        {QStringLiteral("zh_CN"), QStringLiteral("简体中文")}};
+    texts_.add([=, this] {
+        file->setTitle(tr("&File"));
+        openFile->setText(tr("Open GGUF &file…"));
+        openDirectory->setText(tr("Open model &directory…"));
+        exportMenu_->setTitle(tr("&Export panel"));
+        quit->setText(tr("&Quit"));
+    });
+
+    QMenu* languages = menuBar()->addMenu(QString());
     auto* languageGroup = new QActionGroup(this);
-    for (const auto& [code, name] : choices) {
-        QAction* action = languages->addAction(name);
+    for (const QString& code :
+         {QStringLiteral("system"), QStringLiteral("en"), QStringLiteral("zh_CN")}) {
+        QAction* action = languages->addAction(QString());
         action->setCheckable(true);
         action->setChecked(languageSetting() == code);
+        action->setData(code);
         languageGroup->addAction(action);
-        connect(action, &QAction::triggered, this, [this, code] {
-            setLanguageSetting(code);
-            QMessageBox::information(this, tr("Language"),
-                                     tr("The new language applies when InferLens starts again."));
-        });
+        connect(action, &QAction::triggered, this, [this, code] { switchLanguage(code); });
     }
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(tr("&About InferLens"), this, &MainWindow::showAbout);
+    texts_.add([=, this] {
+        languages->setTitle(tr("&Language"));
+        const QList<QAction*> actions = languageGroup->actions();
+        actions[0]->setText(tr("System default"));
+        actions[1]->setText(QStringLiteral("English"));  // each language in its own words
+        actions[2]->setText(QStringLiteral("简体中文"));
+    });
 
-    QToolBar* bar = addToolBar(tr("Model and run"));
+    QMenu* help = menuBar()->addMenu(QString());
+    QAction* about = help->addAction(QString(), this, &MainWindow::showAbout);
+    texts_.add([=, this] {
+        help->setTitle(tr("&Help"));
+        about->setText(tr("&About InferLens"));
+    });
+}
+
+void MainWindow::buildToolBar() {
+    QToolBar* bar = addToolBar(QString());
     bar->setObjectName(QStringLiteral("modelBar"));
-    bar->addAction(openFile);
-    modelLabel_ = new QLabel(tr("No model"));
+    modelLabel_ = new QLabel;
     bar->addWidget(modelLabel_);
+    auto* contextLabel = new QLabel;
+    bar->addWidget(contextLabel);
+    contextBox_ = new QSpinBox;
+    contextBox_->setRange(0, 1 << 20);
+    contextBox_->setSingleStep(256);
+    bar->addWidget(contextBox_);
+    loadProgress_ = new QProgressBar;
+    loadProgress_->setMaximumWidth(160);
+    loadProgress_->setFormat(QStringLiteral("%p%"));
+    // A toolbar shows and hides its widgets through their actions.
+    loadingActions_ = {bar->addWidget(loadProgress_)};
+    cancelLoadButton_ = new QToolButton;
+    connect(cancelLoadButton_, &QToolButton::clicked, this,
+            [this] { session_->worker()->cancelLoad(); });
+    loadingActions_.push_back(bar->addWidget(cancelLoadButton_));
+    setLoading(false);
     bar->addSeparator();
-    pauseAction_ = bar->addAction(tr("Pause"));
+
+    pauseAction_ = bar->addAction(QString());
     pauseAction_->setCheckable(true);
     pauseAction_->setShortcut(Qt::Key_F6);
     connect(pauseAction_, &QAction::toggled, this, [this](bool paused) {
         GenerationControl& control = session_->worker()->control();
         paused ? control.pause() : control.resume();
-        pauseAction_->setText(paused ? tr("Resume") : tr("Pause"));
+        texts_.retranslate();  // "Pause" ↔ "Resume"
     });
-    QAction* stepToken = bar->addAction(tr("Step token"));
+    QAction* stepToken = bar->addAction(QString());
     stepToken->setShortcut(Qt::Key_F7);
-    stepToken->setToolTip(tr("While paused: run until the next token is chosen"));
     connect(stepToken, &QAction::triggered, this,
             [this] { session_->worker()->control().stepToken(); });
-    QAction* stepLayer = bar->addAction(tr("Step layer"));
+    QAction* stepLayer = bar->addAction(QString());
     stepLayer->setShortcut(Qt::Key_F8);
-    stepLayer->setToolTip(tr("While paused: run one more layer"));
     connect(stepLayer, &QAction::triggered, this,
             [this] { session_->worker()->control().stepLayer(); });
-    QAction* stop = bar->addAction(tr("Stop"));
+    QAction* stop = bar->addAction(QString());
     stop->setShortcut(Qt::Key_Escape);
     connect(stop, &QAction::triggered, this, [this] {
         session_->worker()->control().cancel();
         pauseAction_->setChecked(false);
     });
+    texts_.add([=, this] {
+        bar->setWindowTitle(tr("Model and run"));
+        contextLabel->setText(tr(" Context "));
+        contextBox_->setSpecialValueText(tr("auto"));
+        contextBox_->setToolTip(
+            tr("Tokens the KV cache holds (auto: the model's context, at most "
+               "4,096); applies when a model is opened"));
+        cancelLoadButton_->setText(tr("Cancel"));
+        cancelLoadButton_->setToolTip(tr("Stop loading; the previous model stays"));
+        pauseAction_->setText(pauseAction_->isChecked() ? tr("Resume") : tr("Pause"));
+        stepToken->setText(tr("Step token"));
+        stepToken->setToolTip(tr("While paused: run until the next token is chosen"));
+        stepLayer->setText(tr("Step layer"));
+        stepLayer->setToolTip(tr("While paused: run one more layer"));
+        stop->setText(tr("Stop"));
+        updateModelLabel();
+    });
 }
 
-QDockWidget* MainWindow::addDock(const QString& title, const QString& objectName, QWidget* content,
-                                 Qt::DockWidgetArea area) {
-    auto* dock = new QDockWidget(title, this);
+QDockWidget* MainWindow::addDock(std::function<QString()> title, const QString& objectName,
+                                 QWidget* content, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(this);
     dock->setObjectName(objectName);  // saveState/restoreState find docks by name
     dock->setWidget(content);
     addDockWidget(area, dock);
-    exportMenu_->addAction(title + QStringLiteral("…"), this, [this, content, title] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(title),
-                                                          title + QStringLiteral(".png"),
+    QAction* exportAction = exportMenu_->addAction(QString(), this, [this, content, title] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export %1").arg(title()),
+                                                          title() + QStringLiteral(".png"),
                                                           tr("Images (*.png *.svg *.pdf)"));
         QString error;
         if (!path.isEmpty() && !widgets::exportWidget(content, path, &error))
             QMessageBox::warning(this, tr("Export failed"), error);
+    });
+    texts_.add([dock, exportAction, title] {
+        dock->setWindowTitle(title());
+        exportAction->setText(title() + QStringLiteral("…"));
     });
     return dock;
 }
@@ -206,50 +260,97 @@ void MainWindow::showAbout() {
             .arg(QApplication::applicationVersion(), qVersion(), QT_VERSION_STR));
 }
 
+QWidget* MainWindow::buildAttentionPanel() {
+    auto* panel = new QWidget;
+    auto* layout = new QVBoxLayout(panel);
+    auto* selector = new QHBoxLayout;
+    auto* layerLabel = new QLabel;
+    auto* headLabel = new QLabel;
+    layerBox_ = new QSpinBox;
+    headBox_ = new QSpinBox;
+    logScaleBox_ = new QCheckBox;
+    selector->addWidget(layerLabel);
+    selector->addWidget(layerBox_);
+    selector->addWidget(headLabel);
+    selector->addWidget(headBox_);
+    selector->addWidget(logScaleBox_);
+    selector->addStretch();
+    texts_.add([=, this] {
+        layerLabel->setText(tr("Layer"));
+        headLabel->setText(tr("Head"));
+        logScaleBox_->setText(tr("Log colour scale"));
+    });
+    attention_ = new widgets::AttentionHeatmapWidget;
+    layout->addLayout(selector);
+    layout->addWidget(attention_, 1);
+    connect(layerBox_, &QSpinBox::valueChanged, this,
+            [this](int layer) { selectHead(layer, headBox_->value()); });
+    connect(headBox_, &QSpinBox::valueChanged, this,
+            [this](int head) { selectHead(layerBox_->value(), head); });
+    connect(logScaleBox_, &QCheckBox::toggled, this, [this](bool on) {
+        attention_->setLogScale(on);
+        headGrid_->setLogScale(on);
+    });
+    return panel;
+}
+
 void MainWindow::buildPanels() {
     tokens_ = new widgets::TokenStripWidget;
     auto* tokenScroll = new QScrollArea;
     tokenScroll->setWidget(tokens_);
     tokenScroll->setWidgetResizable(true);
-    QDockWidget* tokenDock = addDock(tr("Tokenization"), QStringLiteral("tokenizationDock"),
-                                     tokenScroll, Qt::TopDockWidgetArea);
+    QDockWidget* tokenDock =
+        addDock([] { return tr("Tokenization"); }, QStringLiteral("tokenizationDock"), tokenScroll,
+                Qt::TopDockWidgetArea);
+    connect(tokens_, &widgets::TokenStripWidget::positionSelected, this,
+            &MainWindow::selectPosition);
 
-    auto* attentionPanel = new QWidget;
-    auto* attentionLayout = new QVBoxLayout(attentionPanel);
-    auto* selector = new QHBoxLayout;
-    layerBox_ = new QSpinBox;
-    headBox_ = new QSpinBox;
-    logScaleBox_ = new QCheckBox(tr("Log colour scale"));
-    selector->addWidget(new QLabel(tr("Layer")));
-    selector->addWidget(layerBox_);
-    selector->addWidget(new QLabel(tr("Head")));
-    selector->addWidget(headBox_);
-    selector->addWidget(logScaleBox_);
-    selector->addStretch();
-    attention_ = new widgets::AttentionHeatmapWidget;
-    attentionLayout->addLayout(selector);
-    attentionLayout->addWidget(attention_, 1);
-    connect(layerBox_, &QSpinBox::valueChanged, this, &MainWindow::selectHead);
-    connect(headBox_, &QSpinBox::valueChanged, this, &MainWindow::selectHead);
-    connect(logScaleBox_, &QCheckBox::toggled, attention_,
-            &widgets::AttentionHeatmapWidget::setLogScale);
-    connect(tokens_, &widgets::TokenStripWidget::positionSelected, attention_,
-            &widgets::AttentionHeatmapWidget::setSelectedPosition);
-    QDockWidget* attentionDock = addDock(tr("Attention"), QStringLiteral("attentionDock"),
-                                         attentionPanel, Qt::RightDockWidgetArea);
+    QDockWidget* attentionDock =
+        addDock([] { return tr("Attention"); }, QStringLiteral("attentionDock"),
+                buildAttentionPanel(), Qt::RightDockWidgetArea);
+    headGrid_ = new widgets::AttentionHeadGridWidget;
+    connect(headGrid_, &widgets::AttentionHeadGridWidget::headSelected, this,
+            [this](int head) { selectHead(selectedLayer_, head); });
+    QDockWidget* headsDock =
+        addDock([] { return tr("Attention heads"); }, QStringLiteral("attentionHeadsDock"),
+                headGrid_, Qt::RightDockWidgetArea);
+    auto* overviewPanel = new QWidget;
+    auto* overviewLayout = new QVBoxLayout(overviewPanel);
+    overview_ = new widgets::AttentionOverviewWidget;
+    overviewNote_ = new QLabel;
+    overviewNote_->setWordWrap(true);
+    overviewNote_->hide();
+    overviewLayout->addWidget(overview_, 1);
+    overviewLayout->addWidget(overviewNote_);
+    texts_.add([this] {
+        overview_->setMetricName(tr("mean attention entropy (nats)"));
+        overviewNote_->setText(
+            tr("The prompt's attention is over the memory budget for every "
+               "head: the overview counts generated tokens only."));
+    });
+    connect(overview_, &widgets::AttentionOverviewWidget::headSelected, this,
+            &MainWindow::selectHead);
+    QDockWidget* overviewDock =
+        addDock([] { return tr("Attention overview"); }, QStringLiteral("attentionOverviewDock"),
+                overviewPanel, Qt::RightDockWidgetArea);
+    tabifyDockWidget(attentionDock, headsDock);
+    tabifyDockWidget(headsDock, overviewDock);
+    attentionDock->raise();
 
     samplingChart_ = new widgets::SamplingChartWidget;
-    QDockWidget* samplingDock = addDock(tr("Sampling"), QStringLiteral("samplingDock"),
-                                        samplingChart_, Qt::RightDockWidgetArea);
+    QDockWidget* samplingDock =
+        addDock([] { return tr("Sampling"); }, QStringLiteral("samplingDock"), samplingChart_,
+                Qt::RightDockWidgetArea);
     QDockWidget* parametersDock =
-        addDock(tr("Sampling parameters"), QStringLiteral("samplingParametersDock"), sampling_,
-                Qt::LeftDockWidgetArea);
+        addDock([] { return tr("Sampling parameters"); }, QStringLiteral("samplingParametersDock"),
+                sampling_, Qt::LeftDockWidgetArea);
     kvChart_ = new widgets::KvCacheChartWidget;
-    QDockWidget* kvDock =
-        addDock(tr("KV cache"), QStringLiteral("kvCacheDock"), kvChart_, Qt::LeftDockWidgetArea);
+    QDockWidget* kvDock = addDock([] { return tr("KV cache"); }, QStringLiteral("kvCacheDock"),
+                                  kvChart_, Qt::LeftDockWidgetArea);
     loopGrid_ = new widgets::DoubleLoopGridWidget;
-    QDockWidget* loopDock = addDock(tr("Double loop"), QStringLiteral("doubleLoopDock"), loopGrid_,
-                                    Qt::BottomDockWidgetArea);
+    QDockWidget* loopDock =
+        addDock([] { return tr("Double loop"); }, QStringLiteral("doubleLoopDock"), loopGrid_,
+                Qt::BottomDockWidgetArea);
     // A first layout for a 1600×1000 window (a saved layout replaces it): the charts get room,
     // the chat keeps the middle.
     resizeDocks({tokenDock, loopDock}, {90, 190}, Qt::Vertical);
@@ -269,33 +370,93 @@ void MainWindow::openModelDialog(bool directory) {
 }
 
 void MainWindow::loadModel(const QString& path) {
-    modelReady_ = false;
-    modelLabel_->setText(tr("Loading %1…").arg(path));
-    chat_->setBusy(true);
+    if (generating_) {
+        QMessageBox::information(this, tr("Generation running"),
+                                 tr("Stop the generation before opening another model."));
+        return;
+    }
+    loadingPath_ = path;
+    plan_.reset();
+    setLoading(true);
     QMetaObject::invokeMethod(session_->worker(), "loadModel", Qt::QueuedConnection,
-                              Q_ARG(QString, path));
+                              Q_ARG(QString, path), Q_ARG(qint64, contextBox_->value()));
+}
+
+void MainWindow::setLoading(bool loading) {
+    chat_->setBusy(loading);
+    loadProgress_->setValue(0);
+    for (QAction* action : loadingActions_)
+        action->setVisible(loading);
+    if (!loading)
+        loadingPath_.clear();
+    updateModelLabel();
+}
+
+void MainWindow::updateModelLabel() {
+    QString text;
+    if (!loadingPath_.isEmpty()) {
+        text = tr("Loading %1…").arg(QFileInfo(loadingPath_).fileName());
+        if (plan_) {
+            text += QStringLiteral(" ") + tr("needs %1 (weights %2 + KV cache %3 at %4 tokens)")
+                                              .arg(widgets::formatBytes(plan_->totalBytes()),
+                                                   widgets::formatBytes(plan_->weightBytes),
+                                                   widgets::formatBytes(plan_->kvCacheBytes))
+                                              .arg(plan_->contextSize);
+            if (plan_->availableBytes >= 0)
+                text += QStringLiteral(" ") +
+                        tr("of %1 free").arg(widgets::formatBytes(plan_->availableBytes));
+        }
+    } else if (model_) {
+        text = tr("%1 · %2 · %3 parameters · %4 · context %5 of %6 · %7")
+                   .arg(QFileInfo(model_->path).fileName(), model_->architecture,
+                        humanCount(model_->parameters), model_->dtype)
+                   .arg(model_->contextSize)
+                   .arg(model_->contextLength)
+                   .arg(model_->device);
+        if (plan_)
+            text += QStringLiteral(" · ") +
+                    tr("%1 in memory").arg(widgets::formatBytes(plan_->totalBytes()));
+    } else {
+        text = tr("No model");
+    }
+    modelLabel_->setText(text);
+    modelLabel_->setToolTip(model_ ? model_->path : QString());
+}
+
+void MainWindow::onLoadPlanned(const LoadPlan& plan) {
+    plan_ = plan;
+    updateModelLabel();
 }
 
 void MainWindow::onModelLoaded(const ModelSummary& summary) {
+    model_ = summary;
     modelReady_ = true;
-    modelLabel_->setText(tr("%1 · %2 · %3 parameters · %4 · context %5 · %6")
-                             .arg(QFileInfo(summary.path).fileName(), summary.architecture,
-                                  humanCount(summary.parameters), summary.dtype)
-                             .arg(summary.contextLength)
-                             .arg(summary.device));
-    modelLabel_->setToolTip(summary.path);
+    setLoading(false);
+    // What the panels show belongs to the previous model.
+    tokens_->clear();
+    attention_->clear();
+    attention_->setTokenLabels({});
+    samplingChart_->clear();
+    kvChart_->clear();
+    loopGrid_->clear();
+    samplingSteps_.clear();
     kvChart_->setContextLimit(summary.contextSize);
-    layerBox_->setRange(0, summary.layers - 1);
-    headBox_->setRange(0, summary.heads - 1);
-    chat_->setBusy(false);
+    {
+        const QSignalBlocker blockLayer(layerBox_), blockHead(headBox_);
+        layerBox_->setRange(0, summary.layers - 1);
+        headBox_->setRange(0, summary.heads - 1);
+    }
+    overview_->setShape(summary.layers, summary.heads);
+    selectedLayer_ = selectedHead_ = -1;  // so that selectHead applies everything
+    selectHead(std::min(layerBox_->value(), summary.layers - 1),
+               std::min(headBox_->value(), summary.heads - 1));
     statusBar()->showMessage(tr("Model loaded; chat template %1").arg(summary.chatTemplate));
     if (!options_.prompt.isEmpty())
         chat_->send(options_.prompt);
 }
 
 void MainWindow::onModelFailed(const QString& message) {
-    modelLabel_->setText(tr("No model"));
-    chat_->setBusy(false);
+    setLoading(false);
     if (options_.quitAfterGeneration)
         return finishHeadlessRun(false, tr("cannot load the model: %1").arg(message));
     QMessageBox::critical(this, tr("Cannot open the model"), message);
@@ -305,11 +466,16 @@ void MainWindow::startGeneration(const QList<ChatTurn>& conversation) {
     if (!modelReady_ || generating_)
         return;
     generating_ = true;
+    recomputeAfterGeneration_ = false;
     stepsReceived_ = 0;
     tokensGenerated_ = 0;
+    samplingSteps_.clear();
+    session_->worker()->beginRecompute();  // an old recomputation would only be overwritten
     chat_->setBusy(true);
     kvChart_->clear();
     loopGrid_->clear();
+    samplingChart_->clear();
+    headGrid_->setLayer(selectedLayer_, model_ ? model_->heads : 0);
     stallMonitor_->start();
     QMetaObject::invokeMethod(session_->worker(), "generate", Qt::QueuedConnection,
                               Q_ARG(QList<inferlens::gui::ChatTurn>, conversation),
@@ -325,6 +491,8 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
     statusBar()->showMessage(tr("%1 tokens; longest UI stall %2 ms")
                                  .arg(tokensGenerated_)
                                  .arg(stallMonitor_->longestStallMs(), 0, 'f', 1));
+    if (recomputeAfterGeneration_)
+        requestRecompute();
     if (!options_.screenshot.isEmpty()) {
         resize(1600, 1000);
         QApplication::processEvents();
@@ -349,21 +517,132 @@ double MainWindow::longestStallMs() const {
     return stallMonitor_->longestStallMs();
 }
 
+void MainWindow::onTokenized(const std::vector<widgets::TokenChip>& chips) {
+    promptLength_ = int(chips.size());
+    tokens_->setTokens(chips);
+    QStringList labels;
+    for (const widgets::TokenChip& chip : chips)
+        labels << widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special);
+    attention_->setTokenLabels(labels);
+}
+
+void MainWindow::onTokenGenerated(const widgets::TokenChip& chip, const QString& text) {
+    ++tokensGenerated_;
+    tokens_->appendToken(chip);
+    attention_->appendTokenLabel(widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special));
+    chat_->appendAnswerText(text);
+}
+
 void MainWindow::onAttention(const widgets::AttentionMatrix& matrix) {
-    if (matrix.firstQuery == 0)
+    if (matrix.layer != selectedLayer_)
+        return;  // captured before the selection moved
+    const bool fresh = matrix.firstQuery == 0;
+    if (fresh)
+        headGrid_->setMatrix(matrix);
+    else
+        headGrid_->appendRows(matrix);
+    if (matrix.head != selectedHead_)
+        return;
+    if (fresh)
         attention_->setMatrix(matrix);
     else
         attention_->appendRows(matrix);
 }
 
-void MainWindow::selectHead() {
-    session_->worker()->selectHead(layerBox_->value(), headBox_->value());
+void MainWindow::onOverview(const AttentionOverview& overview) {
+    overview_->setValues(overview.layers, overview.heads, overview.meanEntropy);
+    overviewNote_->setVisible(overview.promptSkipped);
+}
+
+void MainWindow::onSampling(const widgets::SamplingStep& step) {
+    samplingSteps_.push_back(step);
+    samplingChart_->setStep(step);
+    samplingChart_->appendHistory(step.step, step.entropy, step.chosenProbability);
+}
+
+void MainWindow::onSamplingParams(const SamplingParams& params) {
+    session_->worker()->setSampling(params);
+    if (!generating_ || !pauseAction_->isChecked())
+        return;
+    // Paused: show what the new parameters do to the step just sampled, from its retained logits
+    // (the model does not run; the parameters apply for real from the next token).
+    const std::shared_ptr<const RetainedStep> retained = session_->worker()->retainedStep();
+    if (!retained)
+        return;
+    try {
+        samplingChart_->setStep(previewStep(*retained, params));
+        statusBar()->showMessage(tr("Preview of step %1 with the new parameters; they apply from "
+                                    "the next token")
+                                     .arg(retained->step));
+    } catch (const Error& error) {
+        statusBar()->showMessage(QString::fromUtf8(error.what()));
+    }
+}
+
+void MainWindow::selectHead(int layer, int head) {
+    if (!model_ || layer < 0 || head < 0 || (layer == selectedLayer_ && head == selectedHead_))
+        return;
+    const bool layerChanged = layer != selectedLayer_;
+    selectedLayer_ = layer;
+    selectedHead_ = head;
+    {
+        const QSignalBlocker blockLayer(layerBox_), blockHead(headBox_);
+        layerBox_->setValue(layer);
+        headBox_->setValue(head);
+    }
+    if (layerChanged)
+        headGrid_->setLayer(layer, model_->heads);
+    headGrid_->setSelectedHead(head);
+    overview_->setSelected(layer, head);
+    session_->worker()->selectHead(layer, head);
+    // The heat map holds one head at full resolution: the new one's past rows are recomputed (after
+    // the generation when one is running; its new rows arrive live meanwhile).
+    attention_->clear();
+    if (generating_)
+        recomputeAfterGeneration_ = true;
+    else
+        requestRecompute();
+}
+
+void MainWindow::requestRecompute() {
+    recomputeAfterGeneration_ = false;
+    if (tokens_->tokenCount() == 0)
+        return;  // nothing generated yet
+    const quint64 serial = session_->worker()->beginRecompute();
+    headGrid_->setLayer(selectedLayer_, model_ ? model_->heads : 0);
+    headGrid_->setSelectedHead(selectedHead_);
+    statusBar()->showMessage(tr("Recomputing the attention of layer %1…").arg(selectedLayer_));
+    QMetaObject::invokeMethod(session_->worker(), "recomputeAttention", Qt::QueuedConnection,
+                              Q_ARG(int, selectedLayer_), Q_ARG(quint64, serial));
+}
+
+void MainWindow::selectPosition(int position) {
+    tokens_->setSelectedPosition(position);
+    attention_->setSelectedPosition(position);
+    // The prompt runs in step 0; the token at promptLength_ + g was chosen by sampling step g and
+    // runs in decode step g + 1.
+    const int generated = position - promptLength_;
+    loopGrid_->setSelectedStep(position < 0 ? -1 : generated < 0 ? 0 : generated + 1);
+    if (generated >= 0 && generated < int(samplingSteps_.size()))
+        samplingChart_->setStep(samplingSteps_[size_t(generated)]);
+}
+
+void MainWindow::switchLanguage(const QString& language) {
+    setLanguageSetting(language);
+    installTranslator(language);  // every widget gets LanguageChange and re-translates itself
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange)
+        texts_.retranslate();
+    QMainWindow::changeEvent(event);
 }
 
 void MainWindow::restoreSession() {
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
+    contextBox_->setValue(settings.value("model/context", 0).toInt());
     QList<ChatTurn> turns;
     const QJsonArray saved =
         QJsonDocument::fromJson(settings.value("chat/conversation").toByteArray()).array();
@@ -381,6 +660,7 @@ void MainWindow::saveSession() const {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
+    settings.setValue("model/context", contextBox_->value());
     QJsonArray turns;
     for (const ChatTurn& turn : chat_->conversation())
         turns.append(QJsonObject{{"role", turn.user ? "user" : "assistant"}, {"text", turn.text}});

@@ -5,18 +5,26 @@
 
 #include <QLabel>
 #include <QMainWindow>
+#include <functional>
+#include <optional>
+#include <vector>
 
 #include "engine_worker.h"
+#include "live_texts.h"
 
 class QAction;
+class QCheckBox;
 class QDockWidget;
 class QMenu;
-class QCheckBox;
+class QProgressBar;
 class QSpinBox;
+class QToolButton;
 
 namespace inferlens::widgets {
 class TokenStripWidget;
 class AttentionHeatmapWidget;
+class AttentionHeadGridWidget;
+class AttentionOverviewWidget;
 class SamplingChartWidget;
 class KvCacheChartWidget;
 class DoubleLoopGridWidget;
@@ -46,32 +54,58 @@ class MainWindow : public QMainWindow {
 
     // For the end-to-end test: what the panels received during the last generation.
     bool modelReady() const { return modelReady_; }
+    bool generating() const { return generating_; }
     int stepsReceived() const { return stepsReceived_; }
     int tokensGenerated() const { return tokensGenerated_; }
     double longestStallMs() const;
     EngineWorker* worker() const { return session_->worker(); }
     widgets::TokenStripWidget* tokenStrip() const { return tokens_; }
+    widgets::AttentionHeatmapWidget* attentionHeatmap() const { return attention_; }
+    widgets::AttentionHeadGridWidget* attentionHeads() const { return headGrid_; }
+    widgets::AttentionOverviewWidget* attentionOverview() const { return overview_; }
+    widgets::SamplingChartWidget* samplingChart() const { return samplingChart_; }
+    widgets::DoubleLoopGridWidget* loopGrid() const { return loopGrid_; }
     SamplingControls* samplingControls() const { return sampling_; }
     ChatView* chat() const { return chat_; }
+    QAction* pauseAction() const { return pauseAction_; }
+
+    // The head shown at full resolution; the others follow (spin boxes, small multiples,
+    // overview), and its past rows are recomputed when they were not captured.
+    void selectHead(int layer, int head);
+    // The token at `position` (from the first prompt token) in every panel.
+    void selectPosition(int position);
+    // Switches the interface language now ("system", "en", "zh_CN") and remembers it.
+    void switchLanguage(const QString& language);
 
   protected:
     void closeEvent(QCloseEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
   private:
+    void buildMenus();
+    void buildToolBar();
     void buildPanels();
     // A panel in a dock the user can move; also listed in File → Export panel.
-    QDockWidget* addDock(const QString& title, const QString& objectName, QWidget* content,
-                         Qt::DockWidgetArea area);
+    QDockWidget* addDock(std::function<QString()> title, const QString& objectName,
+                         QWidget* content, Qt::DockWidgetArea area);
+    QWidget* buildAttentionPanel();
     void showAbout();
-    void buildToolBar();
     void loadModel(const QString& path);
     void openModelDialog(bool directory);
+    void onLoadPlanned(const LoadPlan& plan);
     void onModelLoaded(const ModelSummary& summary);
     void onModelFailed(const QString& message);
+    void setLoading(bool loading);
+    void updateModelLabel();
     void startGeneration(const QList<ChatTurn>& conversation);
     void onGenerationFinished(const QString& answer, const QString& reason, bool ok);
+    void onTokenized(const std::vector<widgets::TokenChip>& chips);
+    void onTokenGenerated(const widgets::TokenChip& chip, const QString& text);
     void onAttention(const widgets::AttentionMatrix& matrix);
-    void selectHead();
+    void onOverview(const AttentionOverview& overview);
+    void onSampling(const widgets::SamplingStep& step);
+    void onSamplingParams(const SamplingParams& params);
+    void requestRecompute();
     void restoreSession();
     void saveSession() const;
     void finishHeadlessRun(bool ok, const QString& message);
@@ -81,19 +115,35 @@ class MainWindow : public QMainWindow {
     ChatView* chat_;
     SamplingControls* sampling_;
     StallMonitor* stallMonitor_;
+    LiveTexts texts_;
     QLabel* modelLabel_;
+    QSpinBox* contextBox_;
+    QProgressBar* loadProgress_;
+    QToolButton* cancelLoadButton_;
+    std::vector<QAction*> loadingActions_;  // the progress bar's and the cancel button's
     QAction* pauseAction_;
     QMenu* exportMenu_;
     QSpinBox* layerBox_;
     QSpinBox* headBox_;
     QCheckBox* logScaleBox_;
+    QLabel* overviewNote_;
     widgets::TokenStripWidget* tokens_;
     widgets::AttentionHeatmapWidget* attention_;
+    widgets::AttentionHeadGridWidget* headGrid_;
+    widgets::AttentionOverviewWidget* overview_;
     widgets::SamplingChartWidget* samplingChart_;
     widgets::KvCacheChartWidget* kvChart_;
     widgets::DoubleLoopGridWidget* loopGrid_;
+
+    std::optional<ModelSummary> model_;
+    std::optional<LoadPlan> plan_;
+    QString loadingPath_;
     bool modelReady_ = false;
     bool generating_ = false;
+    bool recomputeAfterGeneration_ = false;
+    int selectedLayer_ = 0, selectedHead_ = 0;
+    int promptLength_ = 0;
+    std::vector<widgets::SamplingStep> samplingSteps_;  // the generation's steps, in order
     int stepsReceived_ = 0;
     int tokensGenerated_ = 0;
 };

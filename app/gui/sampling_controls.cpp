@@ -1,8 +1,10 @@
 #include "sampling_controls.h"
 
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QSlider>
 #include <QSpinBox>
 #include <cmath>
@@ -12,22 +14,33 @@ namespace inferlens::gui {
 SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
     const SamplingParams defaults;
-    temperature_ = addRow(form, tr("Temperature"), 0, 2, 0.05, 2, defaults.temperature);
-    topK_ = addRow(form, tr("Top-k"), 0, 200, 1, 0, defaults.topK);
-    topP_ = addRow(form, tr("Top-p"), 0.01, 1, 0.01, 2, defaults.topP);
-    minP_ = addRow(form, tr("Min-p"), 0, 1, 0.01, 2, defaults.minP);
-    repeatPenalty_ = addRow(form, tr("Repetition penalty"), 0.5, 2, 0.01, 2, 1.0);
-    frequencyPenalty_ = addRow(form, tr("Frequency penalty"), -2, 2, 0.05, 2, 0.0);
-    presencePenalty_ = addRow(form, tr("Presence penalty"), -2, 2, 0.05, 2, 0.0);
-    maxTokens_ = addRow(form, tr("Max new tokens"), 1, 2048, 1, 0, 256);
+    temperature_ = addRow(
+        form, [] { return tr("Temperature"); }, 0, 2, 0.05, 2, defaults.temperature);
+    topK_ = addRow(
+        form, [] { return tr("Top-k"); }, 0, 200, 1, 0, defaults.topK);
+    topP_ = addRow(
+        form, [] { return tr("Top-p"); }, 0.01, 1, 0.01, 2, defaults.topP);
+    minP_ = addRow(
+        form, [] { return tr("Min-p"); }, 0, 1, 0.01, 2, defaults.minP);
+    repeatPenalty_ = addRow(
+        form, [] { return tr("Repetition penalty"); }, 0.5, 2, 0.01, 2, 1.0);
+    frequencyPenalty_ = addRow(
+        form, [] { return tr("Frequency penalty"); }, -2, 2, 0.05, 2, 0.0);
+    presencePenalty_ = addRow(
+        form, [] { return tr("Presence penalty"); }, -2, 2, 0.05, 2, 0.0);
+    maxTokens_ = addRow(
+        form, [] { return tr("Max new tokens"); }, 1, 2048, 1, 0, 256);
     seed_ = new QSpinBox;
     seed_->setRange(0, std::numeric_limits<int>::max());
-    form->addRow(tr("Seed"), seed_);
+    auto* seedLabel = new QLabel;
+    form->addRow(seedLabel, seed_);
+    texts_.add([seedLabel] { seedLabel->setText(tr("Seed")); });
     connect(seed_, &QSpinBox::valueChanged, this, [this] { emit paramsChanged(params()); });
 }
 
-QDoubleSpinBox* SamplingControls::addRow(QFormLayout* form, const QString& label, double min,
-                                         double max, double step, int decimals, double value) {
+QDoubleSpinBox* SamplingControls::addRow(QFormLayout* form, std::function<QString()> label,
+                                         double min, double max, double step, int decimals,
+                                         double value) {
     auto* row = new QWidget;
     auto* layout = new QHBoxLayout(row);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -49,7 +62,9 @@ QDoubleSpinBox* SamplingControls::addRow(QFormLayout* form, const QString& label
     connect(spin, &QDoubleSpinBox::valueChanged, this, [this] { emit paramsChanged(params()); });
     layout->addWidget(slider, 1);
     layout->addWidget(spin);
-    form->addRow(label, row);
+    auto* caption = new QLabel;
+    form->addRow(caption, row);
+    texts_.add([caption, label = std::move(label)] { caption->setText(label()); });
     return spin;
 }
 
@@ -76,6 +91,12 @@ void SamplingControls::setMaxNewTokens(int tokens) {
 
 void SamplingControls::setTemperature(double temperature) {
     temperature_->setValue(temperature);
+}
+
+void SamplingControls::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::LanguageChange)
+        texts_.retranslate();
+    QWidget::changeEvent(event);
 }
 
 }  // namespace inferlens::gui

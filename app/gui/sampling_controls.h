@@ -4,7 +4,9 @@
 // middle of a generation.
 
 #include <QWidget>
+#include <functional>
 
+#include "live_texts.h"
 #include "sampling/sampling_params.h"
 
 class QDoubleSpinBox;
@@ -26,9 +28,12 @@ class SamplingControls : public QWidget {
   signals:
     void paramsChanged(const inferlens::SamplingParams& params);
 
+  protected:
+    void changeEvent(QEvent* event) override;
+
   private:
-    QDoubleSpinBox* addRow(QFormLayout* form, const QString& label, double min, double max,
-                           double step, int decimals, double value);
+    QDoubleSpinBox* addRow(QFormLayout* form, std::function<QString()> label, double min,
+                           double max, double step, int decimals, double value);
 
     QDoubleSpinBox* temperature_;
     QDoubleSpinBox* topK_;
@@ -39,6 +44,7 @@ class SamplingControls : public QWidget {
     QDoubleSpinBox* presencePenalty_;
     QDoubleSpinBox* maxTokens_;
     QSpinBox* seed_;
+    LiveTexts texts_;
 };
 
 }  // namespace inferlens::gui
