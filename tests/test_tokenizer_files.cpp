@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 #include "convert/model_converter.h"
 #include "core/error.h"
 #include "models/model_files.h"
@@ -44,6 +46,20 @@ class TestTokenizerFiles : public QObject {
         for (size_t i = 1; i < ids.size(); ++i)
             QVERIFY(processor->IsByte(ids[i]));
         QCOMPARE(QString::fromStdString(processor->DecodeIds(ids)), QString("你好"));
+    }
+
+    void reservedPiecesStayOutOfALargeVocabulary() {
+        // ChatGLM's specials "sop" and "eop" are appended after the pieces; a large synthetic
+        // vocabulary builds "sop" from letters, and the tokenizer then rejects the duplicate.
+        const auto contains = [](const std::vector<VocabEntry>& entries, const std::string& piece) {
+            return std::any_of(entries.begin(), entries.end(),
+                               [&](const VocabEntry& e) { return e.piece == piece; });
+        };
+        QVERIFY(contains(syntheticVocabulary(32000), "sop"));
+        const auto entries = syntheticVocabulary(32000, {"sop", "eop"});
+        QCOMPARE(entries.size(), size_t(32000));
+        QVERIFY(!contains(entries, "sop"));
+        QVERIFY(!contains(entries, "eop"));
     }
 
     void vocabularyReadBackFromSentencePieceIsUnchanged() {

@@ -74,8 +74,10 @@ void AttentionHeadGridWidget::mergeBlocks(Thumbnail& t) {
 
 void AttentionHeadGridWidget::pool(Thumbnail& t, const AttentionMatrix& m) {
     const int end = std::max(m.firstQuery + m.queryCount, m.keyCount);
+    bool merged = t.image.isNull();
     while (end > kCells * t.block) {
         mergeBlocks(t);
+        merged = true;
     }
     t.extent = std::max(t.extent, end);
     const size_t available = m.weights.size();
@@ -90,15 +92,20 @@ void AttentionHeadGridWidget::pool(Thumbnail& t, const AttentionMatrix& m) {
             t.given[cell] = true;
         }
     }
-    recolour(t);
+    // A decode row changes one row of cells; only a merge moves them all.
+    if (merged || m.queryCount <= 0) {
+        recolour(t);
+    } else {
+        recolour(t, m.firstQuery / t.block, (m.firstQuery + m.queryCount - 1) / t.block + 1);
+    }
 }
 
-void AttentionHeadGridWidget::recolour(Thumbnail& t) const {
+void AttentionHeadGridWidget::recolour(Thumbnail& t, int firstRow, int endRow) const {
     if (t.image.isNull()) {
         t.image = QImage(kCells, kCells, QImage::Format_RGB32);
     }
     const QRgb masked = AttentionHeatmapWidget::maskedColour().rgb();
-    for (int row = 0; row < kCells; ++row) {
+    for (int row = firstRow; row < std::min(endRow, kCells); ++row) {
         auto* line = reinterpret_cast<QRgb*>(t.image.scanLine(row));
         for (int column = 0; column < kCells; ++column) {
             const size_t cell = size_t(row) * kCells + size_t(column);

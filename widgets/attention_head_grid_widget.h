@@ -69,7 +69,8 @@ class AttentionHeadGridWidget : public QWidget {
     };
     void pool(Thumbnail& thumbnail, const AttentionMatrix& matrix);
     void mergeBlocks(Thumbnail& thumbnail);
-    void recolour(Thumbnail& thumbnail) const;
+    // Recolours rows [firstRow, endRow) of a thumbnail's cells (all by default).
+    void recolour(Thumbnail& thumbnail, int firstRow = 0, int endRow = kThumbnailCells) const;
     QRgb rgbFor(float weight) const;
     void ensureHeads(int count);
     void layOut() const;

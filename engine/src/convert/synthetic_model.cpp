@@ -79,7 +79,7 @@ void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path
     const auto specials = model.architecture->specialsAfterPieces();
     model.pieceCount = c.vocabSize - int64_t(specials.size());
     GgufVocabulary vocabulary;
-    vocabulary.entries = syntheticVocabulary(model.pieceCount);
+    vocabulary.entries = syntheticVocabulary(model.pieceCount, specials);
     for (const auto& special : specials)
         vocabulary.entries.push_back({special, 0.0f, PieceType::Control});
     vocabulary.bosId = 1;

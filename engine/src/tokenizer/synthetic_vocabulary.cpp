@@ -21,7 +21,8 @@ const char* const kWords[] = {
 
 }  // namespace
 
-std::vector<VocabEntry> syntheticVocabulary(int64_t pieceCount) {
+std::vector<VocabEntry> syntheticVocabulary(int64_t pieceCount,
+                                            const std::vector<std::string>& reserved) {
     if (pieceCount < 260)
         throw Error("a synthetic vocabulary needs at least 260 pieces, got " +
                     std::to_string(pieceCount));
@@ -34,7 +35,7 @@ std::vector<VocabEntry> syntheticVocabulary(int64_t pieceCount) {
         entries.push_back({name, 0.0f, PieceType::Byte});
     }
     // Normal pieces, best merge first: BPE scores decrease with the id.
-    std::unordered_set<std::string> present;
+    std::unordered_set<std::string> present(reserved.begin(), reserved.end());
     std::deque<std::string> toExtend;
     const auto add = [&](const std::string& piece) {
         if (int64_t(entries.size()) >= pieceCount || !present.insert(piece).second)
