@@ -121,12 +121,26 @@ class TestCliGeneration : public QObject {
         QVERIFY(!events.empty());
         QCOMPARE(events.front()["event"].toString(), QString("tokenized"));
         QCOMPARE(events.back()["event"].toString(), QString("finished"));
-        int layers = 0, attention = 0, sampling = 0, steps = 0;
+        int layers = 0, attention = 0, sampling = 0, steps = 0, chosenPieces = 0;
         for (const QJsonObject& event : events) {
             const QString kind = event["event"].toString();
             layers += kind == "layer_end";
-            sampling += kind == "sampling";
             steps += kind == "step_end";
+            if (kind == "sampling") {
+                ++sampling;
+                // Token text for a replay without the model: every candidate's piece, and the
+                // chosen token's piece is the piece of its id.
+                QVERIFY(event["chosen_piece"].isString());
+                QVERIFY(event["chosen_special"].isBool());
+                QVERIFY(event.contains("chosen_byte"));
+                for (const QJsonValue& candidate : event["candidates"].toArray()) {
+                    QVERIFY(candidate["piece"].isString());
+                    if (candidate["id"].toInt() == event["chosen_id"].toInt()) {
+                        QCOMPARE(candidate["piece"].toString(), event["chosen_piece"].toString());
+                        ++chosenPieces;
+                    }
+                }
+            }
             if (kind == "attention") {
                 ++attention;
                 QCOMPARE(event["layer"].toInt(), 1);
@@ -142,6 +156,7 @@ class TestCliGeneration : public QObject {
         QCOMPARE(layers, steps * kLayers);
         QCOMPARE(attention, steps * 4);  // 4 heads of layer 1
         QCOMPARE(sampling, 3);
+        QVERIFY(chosenPieces > 0);
     }
 
     void benchReportsItsFigures() {

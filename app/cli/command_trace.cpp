@@ -83,7 +83,8 @@ int runTrace(const Words& words) {
             throw Error(*path + ": cannot create the trace file");
     }
     TraceWriter writer(file ? file.get() : stdout,
-                       attentionSelection(args.value("attention").value_or("all")));
+                       attentionSelection(args.value("attention").value_or("all")),
+                       &setup.tokenizer);
     ProbeSet probes;
     probes.add(&writer);
     probes.tokenized(tokenized);

@@ -10,6 +10,7 @@
 #include "generator.h"
 #include "models/memory_estimate.h"
 #include "models/model.h"
+#include "panel_conversion.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
 #include "tokenizer/chat_template.h"
@@ -79,7 +80,7 @@ QString dominantWeightType(const ModelFiles& files) {
 widgets::SamplingStep previewStep(const RetainedStep& step, const SamplingParams& params) {
     const Sampler sampler(params, step.sampleableCount);
     const SamplingTrace trace = sampler.preview(params, step.logits, step.history, step.draw);
-    return toSamplingStep(step.step, trace, *step.tokenizer);
+    return samplingStep(step.step, trace, candidatePieces(trace, *step.tokenizer));
 }
 
 EngineWorker::EngineWorker() = default;
@@ -244,7 +245,7 @@ void EngineWorker::recomputeAttention(int layer, quint64 serial) {
             return interest;
         }
         void onAttention(const AttentionEvent& event) override {
-            emit worker.attention(toAttentionMatrix(event));
+            emit worker.attention(attentionMatrix(event));
         }
     } forwarder(*this, layer);
     ProbeSet probes;

@@ -5,44 +5,9 @@
 #include <limits>
 
 #include "attention_overview_widget.h"
-#include "sampling/sampling_trace.h"
+#include "panel_conversion.h"
 
 namespace inferlens::gui {
-
-widgets::AttentionMatrix toAttentionMatrix(const AttentionEvent& event) {
-    widgets::AttentionMatrix matrix;
-    matrix.layer = int(event.layer);
-    matrix.head = int(event.head);
-    matrix.firstQuery = int(event.firstQuery);
-    matrix.queryCount = int(event.queryCount);
-    matrix.keyCount = int(event.keyCount);
-    matrix.weights.assign(event.weights.begin(), event.weights.end());
-    return matrix;
-}
-
-widgets::SamplingStep toSamplingStep(int64_t step, const SamplingTrace& trace,
-                                     const Tokenizer& tokenizer) {
-    widgets::SamplingStep snapshot;
-    snapshot.step = int(step);
-    for (const TraceCandidate& candidate : trace.candidates) {
-        widgets::SamplingCandidate row;
-        row.id = candidate.id;
-        row.label = QString::fromStdString(tokenizer.piece(candidate.id));
-        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
-                           candidate.probability[size_t(SamplingStage::Penalties)],
-                           candidate.probability[size_t(SamplingStage::Temperature)],
-                           candidate.finalProbability()};
-        row.kept = candidate.kept();
-        snapshot.cutoffIndex += row.kept ? 1 : 0;
-        snapshot.candidates.push_back(std::move(row));
-    }
-    snapshot.nucleusMass = trace.nucleusMass;
-    snapshot.chosenIndex =
-        trace.chosenRank < int64_t(trace.candidates.size()) ? int(trace.chosenRank) : -1;
-    snapshot.entropy = trace.entropyAfter(kFinalSamplingStage);
-    snapshot.chosenProbability = trace.chosenProbability;
-    return snapshot;
-}
 
 GuiProbe::GuiProbe(const Tokenizer& tokenizer, int layers, int heads, ProbeSinks sinks)
     : tokenizer_(tokenizer),
@@ -81,32 +46,12 @@ bool GuiProbe::wideCaptureFits() const {
 }
 
 widgets::TokenChip GuiProbe::chipFor(int32_t id, bool generated) const {
-    widgets::TokenChip chip;
-    chip.id = id;
-    chip.piece = QString::fromStdString(tokenizer_.piece(id));
-    chip.special = tokenizer_.isSpecial(id);
-    chip.byteFallback = tokenizer_.isByte(id);
-    chip.generated = generated;
-    if (const auto byte = tokenizer_.byteValue(id))
-        chip.bytes = QByteArray(1, char(*byte));
-    else if (!chip.special)
-        chip.bytes = QByteArray::fromStdString(tokenizer_.piece(id)).replace("\xe2\x96\x81", " ");
-    return chip;
+    return tokenChip(id, tokenizer_.piece(id), tokenizer_.isSpecial(id), tokenizer_.byteValue(id),
+                     generated);
 }
 
 void GuiProbe::onTokenized(const TokenizationInfo& info) {
-    std::vector<widgets::TokenChip> chips;
-    chips.reserve(info.tokens.size());
-    for (const TokenInfo& token : info.tokens) {
-        widgets::TokenChip chip;
-        chip.id = token.id;
-        chip.piece = QString::fromStdString(token.piece);
-        chip.bytes = QByteArray::fromStdString(
-            info.text.substr(size_t(token.begin), size_t(token.end - token.begin)));
-        chip.special = token.special;
-        chip.byteFallback = token.byteFallback;
-        chips.push_back(std::move(chip));
-    }
+    std::vector<widgets::TokenChip> chips = promptChips(info);
     // A new generation: its prompt runs next, and the overview starts over.
     positions_ = 0;
     nextStepRows_ = std::max<int64_t>(1, int64_t(chips.size()));
@@ -140,21 +85,15 @@ void GuiProbe::onAttention(const AttentionEvent& event) {
         overviewChanged_ = true;
     }
     if (event.layer == selectedLayer_.load())
-        sinks_.attention(toAttentionMatrix(event));
+        sinks_.attention(attentionMatrix(event));
 }
 
 void GuiProbe::onKvCache(int64_t, const KvCacheStats& stats) {
-    widgets::KvCachePoint point;
-    point.tokens = stats.tokens;
-    point.bytesUsed = stats.bytesUsed;
-    point.bytesAllocated = stats.bytesAllocated;
-    point.bytesFullMultiHead = stats.bytesUsedFullMultiHead;
-    point.bytesPerLayer.assign(stats.bytesUsedPerLayer.begin(), stats.bytesUsedPerLayer.end());
-    sinks_.kvCache(std::move(point));
+    sinks_.kvCache(kvCachePoint(stats));
 }
 
 void GuiProbe::onSampling(int64_t step, const SamplingTrace& trace) {
-    sinks_.sampling(toSamplingStep(step, trace, tokenizer_));
+    sinks_.sampling(samplingStep(step, trace, candidatePieces(trace, tokenizer_)));
 }
 
 void GuiProbe::onStepEnd(const StepEvent& event) {

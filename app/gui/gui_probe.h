@@ -30,12 +30,6 @@ struct AttentionOverview {
     bool promptSkipped = false;  // the prefill was over the budget: only generated rows count
 };
 
-// One engine event as the panels' matrix.
-widgets::AttentionMatrix toAttentionMatrix(const AttentionEvent& event);
-// A sampler trace as the sampling chart's step (labels are the tokens' pieces).
-widgets::SamplingStep toSamplingStep(int64_t step, const SamplingTrace& trace,
-                                     const Tokenizer& tokenizer);
-
 struct ProbeSinks {
     std::function<void(std::vector<widgets::TokenChip>)> tokenized;
     std::function<void(widgets::AttentionMatrix)> attention;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tokenizer/tokenizer.h"
+#include "tokenizer/utf8_assembler.h"
 
 namespace inferlens {
 
@@ -30,12 +31,9 @@ class StreamingDetokenizer {
     void reset();
 
   private:
-    // Moves the decidable prefix of pendingBytes_ into `out`; with `final`, all of it.
-    void drainBytes(std::string& out, bool final);
-
     const Tokenizer& tokenizer_;
     SpecialTokens specials_;
-    std::string pendingBytes_;  // byte pieces of a character not yet complete
+    Utf8Assembler bytes_;  // byte pieces of a character not yet complete
     // sentencepiece's rule for the dummy prefix: the first piece that starts with "▁" loses it,
     // unless text has been written before it. Mirrors is_bos_ws / bos_ws_seen in its Decode.
     bool expectPrefixSpace_ = true;

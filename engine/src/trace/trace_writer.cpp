@@ -1,5 +1,6 @@
 #include "trace/trace_writer.h"
 
+#include "tokenizer/tokenizer.h"
 #include "trace/trace_json.h"
 
 namespace inferlens {
@@ -10,10 +11,23 @@ std::string line(const nlohmann::json& json) {
     return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Each candidate's piece, and what the chosen token is: the chip and the answer text a replay
+// shows are built from these.
+void addPieces(nlohmann::json& json, const SamplingTrace& trace, const Tokenizer& tokenizer) {
+    nlohmann::json& candidates = json["candidates"];
+    for (size_t i = 0; i < trace.candidates.size(); ++i)
+        candidates[i]["piece"] = tokenizer.piece(trace.candidates[i].id);
+    json["chosen_piece"] = tokenizer.piece(trace.chosenId);
+    json["chosen_special"] = tokenizer.isSpecial(trace.chosenId);
+    const auto byte = tokenizer.byteValue(trace.chosenId);
+    json["chosen_byte"] = byte ? nlohmann::json(*byte) : nlohmann::json(nullptr);
+}
+
 }  // namespace
 
-TraceWriter::TraceWriter(std::FILE* out, std::function<bool(int64_t, int64_t)> attention)
-    : out_(out), attention_(std::move(attention)) {}
+TraceWriter::TraceWriter(std::FILE* out, std::function<bool(int64_t, int64_t)> attention,
+                         const Tokenizer* tokenizer)
+    : out_(out), attention_(std::move(attention)), tokenizer_(tokenizer) {}
 
 ProbeInterest TraceWriter::interest() const {
     ProbeInterest interest;
@@ -52,6 +66,8 @@ void TraceWriter::onSampling(int64_t step, const SamplingTrace& trace) {
     nlohmann::json json = toJson(trace);
     json["event"] = "sampling";
     json["step"] = step;
+    if (tokenizer_)
+        addPieces(json, trace, *tokenizer_);
     writeLine(line(json));
 }
 

@@ -8,10 +8,15 @@
 
 namespace inferlens {
 
+class Tokenizer;
+
 class TraceWriter final : public Probe {
   public:
-    // `attention`: which (layer, head) blocks to write; empty for none.
-    TraceWriter(std::FILE* out, std::function<bool(int64_t, int64_t)> attention);
+    // `attention`: which (layer, head) blocks to write; empty for none. With a `tokenizer` (which
+    // must outlive the writer), sampling events also carry the pieces of their tokens, so that a
+    // replay can show them without the model.
+    TraceWriter(std::FILE* out, std::function<bool(int64_t, int64_t)> attention,
+                const Tokenizer* tokenizer = nullptr);
 
     ProbeInterest interest() const override;
     void onTokenized(const TokenizationInfo& info) override;
@@ -28,6 +33,7 @@ class TraceWriter final : public Probe {
 
     std::FILE* out_;
     std::function<bool(int64_t, int64_t)> attention_;
+    const Tokenizer* tokenizer_;
 };
 
 }  // namespace inferlens

@@ -1,0 +1,90 @@
+#include "panel_conversion.h"
+
+namespace inferlens::gui {
+
+std::vector<widgets::TokenChip> promptChips(const TokenizationInfo& info) {
+    std::vector<widgets::TokenChip> chips;
+    chips.reserve(info.tokens.size());
+    for (const TokenInfo& token : info.tokens) {
+        widgets::TokenChip chip;
+        chip.id = token.id;
+        chip.piece = QString::fromStdString(token.piece);
+        chip.bytes = QByteArray::fromStdString(
+            info.text.substr(size_t(token.begin), size_t(token.end - token.begin)));
+        chip.special = token.special;
+        chip.byteFallback = token.byteFallback;
+        chips.push_back(std::move(chip));
+    }
+    return chips;
+}
+
+widgets::TokenChip tokenChip(int32_t id, const std::string& piece, bool special,
+                             std::optional<uint8_t> byte, bool generated) {
+    widgets::TokenChip chip;
+    chip.id = id;
+    chip.piece = QString::fromStdString(piece);
+    chip.special = special;
+    chip.byteFallback = byte.has_value();
+    chip.generated = generated;
+    if (byte)
+        chip.bytes = QByteArray(1, char(*byte));
+    else if (!special)
+        chip.bytes = QByteArray::fromStdString(piece).replace("\xe2\x96\x81", " ");
+    return chip;
+}
+
+std::vector<std::string> candidatePieces(const SamplingTrace& trace, const Tokenizer& tokenizer) {
+    std::vector<std::string> pieces;
+    pieces.reserve(trace.candidates.size());
+    for (const TraceCandidate& candidate : trace.candidates)
+        pieces.push_back(tokenizer.piece(candidate.id));
+    return pieces;
+}
+
+widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
+                                   std::span<const std::string> pieces) {
+    widgets::SamplingStep snapshot;
+    snapshot.step = int(step);
+    for (size_t i = 0; i < trace.candidates.size(); ++i) {
+        const TraceCandidate& candidate = trace.candidates[i];
+        widgets::SamplingCandidate row;
+        row.id = candidate.id;
+        row.label = QString::fromStdString(pieces[i]);
+        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
+                           candidate.probability[size_t(SamplingStage::Penalties)],
+                           candidate.probability[size_t(SamplingStage::Temperature)],
+                           candidate.finalProbability()};
+        row.kept = candidate.kept();
+        snapshot.cutoffIndex += row.kept ? 1 : 0;
+        snapshot.candidates.push_back(std::move(row));
+    }
+    snapshot.nucleusMass = trace.nucleusMass;
+    snapshot.chosenIndex =
+        trace.chosenRank < int64_t(trace.candidates.size()) ? int(trace.chosenRank) : -1;
+    snapshot.entropy = trace.entropyAfter(kFinalSamplingStage);
+    snapshot.chosenProbability = trace.chosenProbability;
+    return snapshot;
+}
+
+widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event) {
+    widgets::AttentionMatrix matrix;
+    matrix.layer = int(event.layer);
+    matrix.head = int(event.head);
+    matrix.firstQuery = int(event.firstQuery);
+    matrix.queryCount = int(event.queryCount);
+    matrix.keyCount = int(event.keyCount);
+    matrix.weights.assign(event.weights.begin(), event.weights.end());
+    return matrix;
+}
+
+widgets::KvCachePoint kvCachePoint(const KvCacheStats& stats) {
+    widgets::KvCachePoint point;
+    point.tokens = stats.tokens;
+    point.bytesUsed = stats.bytesUsed;
+    point.bytesAllocated = stats.bytesAllocated;
+    point.bytesFullMultiHead = stats.bytesUsedFullMultiHead;
+    point.bytesPerLayer.assign(stats.bytesUsedPerLayer.begin(), stats.bytesUsedPerLayer.end());
+    return point;
+}
+
+}  // namespace inferlens::gui
