@@ -4,8 +4,8 @@
 // UI thread never stalls long; the attention panels get every head of the selected layer and the
 // overview every head of the model, and a new selection recomputes the past rows; clicking a chip
 // selects its step everywhere; while paused a slider re-shapes the current step; loading shows the
-// memory plan; the language switches live; the headless switches run a whole session and write a
-// screenshot.
+// memory plan; the language switches live; a generation's trace exports and replays without the
+// model; the headless switches run a whole session (or a trace) and write a screenshot.
 
 #include <QImage>
 #include <QProcess>
@@ -27,6 +27,7 @@
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
 #include "token_strip_widget.h"
+#include "trace_reader.h"
 
 using namespace inferlens;
 using namespace inferlens::gui;
@@ -293,6 +294,51 @@ class TestGuiEndToEnd : public QObject {
         setLanguageSetting(QStringLiteral("system"));
     }
 
+    void aTraceExportsAndReplaysIntoThePanels() {
+        QTemporaryDir dir;
+        const QString path = dir.filePath("run.jsonl");
+        MainWindow window(bundled(8));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(1.0);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QSignalSpy recorded(window.worker(), &EngineWorker::traceRecorded);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        QString error;
+        QVERIFY(!window.exportTrace(path, &error));  // nothing generated yet
+        window.chat()->send(QStringLiteral("Tell me a fortune."));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(recorded.count() > 0 || recorded.wait(5000));
+        QVERIFY2(window.exportTrace(path, &error), qPrintable(error));
+        const int tokens = window.tokensGenerated();
+        const int shown = window.tokenStrip()->tokenCount();
+        const int rows = window.attentionHeatmap()->queryCount();
+        const float lastWeight = window.attentionHeatmap()->weight(rows - 1, 0);
+
+        // The file is a trace the reader accepts, with the selected head's attention.
+        const RecordedTrace trace = readTrace(path);
+        int generatedInTrace = 0;
+        for (const TraceEvent& event : trace.events) {
+            generatedInTrace += std::holds_alternative<GeneratedToken>(event) ? 1 : 0;
+            if (const auto* matrix = std::get_if<widgets::AttentionMatrix>(&event)) {
+                QCOMPARE(matrix->layer, 0);
+                QCOMPARE(matrix->head, 0);
+            }
+        }
+        QCOMPARE(generatedInTrace, tokens);
+
+        // Replayed: the panels show the same tokens, attention and sampling steps again.
+        window.openTrace(path);
+        QTRY_VERIFY_WITH_TIMEOUT(window.replaying(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.replaying(), 30000);
+        QCOMPARE(window.tokensGenerated(), tokens);
+        QCOMPARE(window.tokenStrip()->tokenCount(), shown);
+        QCOMPARE(window.attentionHeatmap()->queryCount(), rows);
+        QCOMPARE(window.attentionHeatmap()->weight(rows - 1, 0), lastWeight);
+        QCOMPARE(window.samplingChart()->step().step,
+                 sampled.last().at(0).value<widgets::SamplingStep>().step);
+        QCOMPARE(window.stepsReceived(), tokens);
+    }
+
     void headlessSwitchesRunASessionAndSaveAScreenshot() {
         QTemporaryDir dir;
         const QString png = dir.filePath("shot.png");
@@ -316,6 +362,31 @@ class TestGuiEndToEnd : public QObject {
         QVERIFY(process.waitForFinished(60000));
         QCOMPARE(process.exitCode(), 1);
         QVERIFY(process.readAllStandardError().contains("missing.gguf"));
+
+        // A trace replays without any model; a broken one is reported with its line.
+        const QString trace = dir.filePath("trace.jsonl");
+        process.start(
+            QStringLiteral(INFERLENS_CLI_PATH),
+            {"trace", "--model", QStringLiteral(INFERLENS_BUNDLED_MODEL), "--prompt", "《春晓》",
+             "--chat", "--max-tokens", "6", "--attention", "1:2", "--out", trace});
+        QVERIFY(process.waitForFinished(60000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        const QString replayShot = dir.filePath("replay.png");
+        process.start(QStringLiteral(INFERLENS_GUI_PATH),
+                      {"--trace", trace, "--screenshot", replayShot, "--quit-after-generation"});
+        QVERIFY(process.waitForFinished(60000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QVERIFY(QString::fromUtf8(process.readAllStandardOutput()).contains("generated 6 tokens"));
+        QCOMPARE(QImage(replayShot).size(), QSize(1600, 1000));
+        QFile broken(trace);
+        QVERIFY(broken.open(QIODevice::Append));
+        broken.write("{not json\n");
+        broken.close();
+        process.start(QStringLiteral(INFERLENS_GUI_PATH),
+                      {"--trace", trace, "--quit-after-generation"});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(process.readAllStandardError().contains("line"));
     }
 };
 

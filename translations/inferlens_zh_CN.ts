@@ -374,6 +374,66 @@
         <source>Recomputing the attention of layer %1…</source>
         <translation>正在重新计算第 %1 层的注意力…</translation>
     </message>
+    <message>
+        <source>Open a trace</source>
+        <translation>打开轨迹</translation>
+    </message>
+    <message>
+        <source>Traces (*.jsonl *.json);;All files (*)</source>
+        <translation>轨迹 (*.jsonl *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Open &amp;trace…</source>
+        <translation>打开轨迹(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Export t&amp;race…</source>
+        <translation>导出轨迹(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>The last generation's events as JSON lines (the format of inferlens-cli trace)</source>
+        <translation>上一次生成的全部事件，JSON Lines 格式（与 inferlens-cli trace 相同）</translation>
+    </message>
+    <message>
+        <source>There is no generation to export yet.</source>
+        <translation>还没有可导出的生成。</translation>
+    </message>
+    <message>
+        <source>Cannot write “%1”.</source>
+        <translation>无法写入“%1”。</translation>
+    </message>
+    <message>
+        <source>Export the trace</source>
+        <translation>导出轨迹</translation>
+    </message>
+    <message>
+        <source>Traces (*.jsonl *.json)</source>
+        <translation>轨迹 (*.jsonl *.json)</translation>
+    </message>
+    <message>
+        <source>Stop the generation before opening a trace.</source>
+        <translation>请先停止生成，再打开轨迹。</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>Cannot open the trace</source>
+        <translation>无法打开轨迹</translation>
+    </message>
+    <message>
+        <source>Replaying %1</source>
+        <translation>正在回放 %1</translation>
+    </message>
+    <message>
+        <source>Replayed %1 tokens from %2 (the generation ended: %3)</source>
+        <translation>已回放 %2 中的 %1 个词元（生成的结束原因：%3）</translation>
+    </message>
+    <message>
+        <source>A trace holds the attention of the head it recorded only</source>
+        <translation>轨迹只包含录制时所选注意力头的注意力</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -758,6 +818,10 @@ whole step: %5</source>
     <message>
         <source>Exit when the generation ends (0 on success).</source>
         <translation>生成结束时退出（成功时返回 0）。</translation>
+    </message>
+    <message>
+        <source>Replay a trace (JSON lines) instead of loading a model.</source>
+        <translation>回放轨迹（JSON Lines），不加载模型。</translation>
     </message>
 </context>
 </TS>

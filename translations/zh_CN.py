@@ -114,4 +114,19 @@ ZH_CN = {
     'Preview of step %1 with the new parameters; they apply from the next token':
         '用新参数预览第 %1 步；新参数从下一个词元起生效',
     'Recomputing the attention of layer %1…': '正在重新计算第 %1 层的注意力…',
+    'Open a trace': '打开轨迹', 'Traces (*.jsonl *.json);;All files (*)':
+        '轨迹 (*.jsonl *.json);;所有文件 (*)', 'Open &trace…': '打开轨迹(&T)…',
+    'Export t&race…': '导出轨迹(&R)…',
+    "The last generation's events as JSON lines (the format of inferlens-cli trace)":
+        '上一次生成的全部事件，JSON Lines 格式（与 inferlens-cli trace 相同）',
+    'There is no generation to export yet.': '还没有可导出的生成。',
+    'Cannot write “%1”.': '无法写入“%1”。', 'Export the trace': '导出轨迹',
+    'Traces (*.jsonl *.json)': '轨迹 (*.jsonl *.json)',
+    'Stop the generation before opening a trace.': '请先停止生成，再打开轨迹。',
+    'Reading %1…': '正在读取 %1…', 'Cannot open the trace': '无法打开轨迹',
+    'Replaying %1': '正在回放 %1',
+    'Replayed %1 tokens from %2 (the generation ended: %3)':
+        '已回放 %2 中的 %1 个词元（生成的结束原因：%3）',
+    'A trace holds the attention of the head it recorded only': '轨迹只包含录制时所选注意力头的注意力',
+    'Replay a trace (JSON lines) instead of loading a model.': '回放轨迹（JSON Lines），不加载模型。',
 }

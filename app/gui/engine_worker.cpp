@@ -16,6 +16,7 @@
 #include "tokenizer/chat_template.h"
 #include "tokenizer/streaming_detokenizer.h"
 #include "tokenizer/tokenizer.h"
+#include "trace/trace_writer.h"
 
 namespace inferlens::gui {
 
@@ -204,6 +205,21 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         control_.clearCancel();
         ProbeSet probes;
         probes.add(probe_.get());
+        // The trace to export: every event, and the attention of the head on screen.
+        trace_ = std::make_unique<QTemporaryFile>();
+        std::unique_ptr<std::FILE, int (*)(std::FILE*)> traceFile(nullptr, &std::fclose);
+        if (trace_->open())
+            traceFile.reset(std::fopen(qPrintable(trace_->fileName()), "w"));
+        std::optional<TraceWriter> traceWriter;
+        if (traceFile) {
+            traceWriter.emplace(
+                traceFile.get(),
+                [this](int64_t layer, int64_t head) {
+                    return layer == selectedLayer_.load() && head == selectedHead_.load();
+                },
+                tokenizer_.get());
+            probes.add(&*traceWriter);
+        }
         GeneratorOptions options;
         options.threads = 0;
         options.contextSize = contextSize_;
@@ -216,11 +232,13 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         }
         Sampler sampler(params, tokenizer_->tokenCount());
         StreamingChooser chooser(sampler, *this, *tokenizer_, chat_->stopIds());
-        probe_->onTokenized(prompt.info);
+        probes.tokenized(prompt.info);
         const std::vector<int32_t>& stops = chat_->stopIds();
         const Generation result =
             generator.generate(prompt.ids, maxNewTokens, chooser, {stops.begin(), stops.end()});
         lastTokens_ = generator.history();
+        if (traceFile && std::fclose(traceFile.release()) == 0)
+            emit traceRecorded(trace_->fileName());
         emit generationFinished(chooser.finish(),
                                 QString::fromUtf8(finishReasonName(result.reason)), true);
     } catch (const std::exception& error) {

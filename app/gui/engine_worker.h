@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryFile>
 #include <QThread>
 #include <atomic>
 #include <memory>
@@ -111,6 +112,9 @@ class EngineWorker : public QObject {
     void sampling(const inferlens::widgets::SamplingStep& step);
     void loopTiming(const inferlens::widgets::LoopTiming& timing);
     void attentionOverview(const inferlens::gui::AttentionOverview& overview);
+    // The generation's trace is complete in this file (JSON lines, the format of
+    // `inferlens-cli trace`, with the selected head's attention), valid until the next generation.
+    void traceRecorded(const QString& path);
     // A recomputation ended: complete, or cancelled / failed (then `message` says why).
     void attentionRecomputed(int layer, bool complete, const QString& message);
     // reason: "eos", "max tokens", "context full", "cancelled", or an error message.
@@ -135,7 +139,9 @@ class EngineWorker : public QObject {
     std::mutex samplingMutex_;
     SamplingParams sampling_;
     bool samplingChanged_ = false;
-    int selectedLayer_ = 0, selectedHead_ = 0;
+    // Written by the UI thread (selectHead), read by the engine's.
+    std::atomic<int> selectedLayer_{0}, selectedHead_{0};
+    std::unique_ptr<QTemporaryFile> trace_;  // the last generation's trace (JSON lines)
     friend class StreamingChooser;
 };
 

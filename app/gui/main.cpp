@@ -40,7 +40,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption quit(
         "quit-after-generation",
         QApplication::translate("main", "Exit when the generation ends (0 on success)."));
-    parser.addOptions({model, prompt, maxTokens, screenshot, quit, languageOption});
+    const QCommandLineOption trace(
+        "trace",
+        QApplication::translate("main", "Replay a trace (JSON lines) instead of loading a model."),
+        "file.jsonl");
+    parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;
@@ -49,6 +53,7 @@ int main(int argc, char** argv) {
     options.maxTokens = parser.value(maxTokens).toInt();
     options.screenshot = parser.value(screenshot);
     options.quitAfterGeneration = parser.isSet(quit);
+    options.trace = parser.value(trace);
 
     inferlens::gui::MainWindow window(options);
     window.resize(1600, 1000);

@@ -7,6 +7,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -21,6 +22,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QtConcurrent>
 #include <cstdio>
 
 #include "attention_head_grid_widget.h"
@@ -38,6 +40,7 @@
 #include "sampling_controls.h"
 #include "stall_monitor.h"
 #include "token_strip_widget.h"
+#include "trace_player.h"
 
 namespace inferlens::gui {
 
@@ -57,7 +60,8 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
       session_(new EngineSession(this)),
       chat_(new ChatView),
       sampling_(new SamplingControls),
-      stallMonitor_(new StallMonitor(this)) {
+      stallMonitor_(new StallMonitor(this)),
+      player_(new TracePlayer(this)) {
     texts_.add([this] { setWindowTitle(tr("InferLens")); });
     setCentralWidget(chat_);
     buildMenus();
@@ -90,11 +94,20 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
         });
     connect(worker, &EngineWorker::kvCache, kvChart_, &widgets::KvCacheChartWidget::appendPoint);
     connect(worker, &EngineWorker::sampling, this, &MainWindow::onSampling);
-    connect(worker, &EngineWorker::loopTiming, this, [this](const widgets::LoopTiming& timing) {
-        ++stepsReceived_;
-        loopGrid_->appendStep(timing);
-    });
+    connect(worker, &EngineWorker::loopTiming, this, &MainWindow::onLoopTiming);
     connect(worker, &EngineWorker::generationFinished, this, &MainWindow::onGenerationFinished);
+    connect(worker, &EngineWorker::traceRecorded, this, [this](const QString& path) {
+        tracePath_ = path;
+        exportTraceAction_->setEnabled(true);
+    });
+    // A replayed trace goes through the same handlers as a live generation.
+    connect(player_, &TracePlayer::tokenized, this, &MainWindow::onTokenized);
+    connect(player_, &TracePlayer::tokenGenerated, this, &MainWindow::onTokenGenerated);
+    connect(player_, &TracePlayer::attention, this, &MainWindow::onAttention);
+    connect(player_, &TracePlayer::kvCache, kvChart_, &widgets::KvCacheChartWidget::appendPoint);
+    connect(player_, &TracePlayer::sampling, this, &MainWindow::onSampling);
+    connect(player_, &TracePlayer::loopTiming, this, &MainWindow::onLoopTiming);
+    connect(player_, &TracePlayer::finished, this, &MainWindow::onReplayFinished);
     connect(sampling_, &SamplingControls::paramsChanged, this, &MainWindow::onSamplingParams);
     worker->setSampling(sampling_->params());
     connect(chat_, &ChatView::answerRequested, this, &MainWindow::startGeneration);
@@ -105,6 +118,11 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     connect(chat_, &ChatView::conversationChanged, this, &MainWindow::saveSession);
 
     restoreSession();
+    if (!options_.trace.isEmpty()) {  // a replay needs no model
+        updateModelLabel();
+        openTrace(options_.trace);
+        return;
+    }
     QString model = options_.model;
     if (model.isEmpty()) {
         try {
@@ -128,6 +146,15 @@ void MainWindow::buildMenus() {
     QAction* openDirectory = file->addAction(QString(), this, [this] { openModelDialog(true); });
     exportMenu_ = file->addMenu(QString());
     file->addSeparator();
+    QAction* openTraceAction = file->addAction(QString(), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Open a trace"), QString(), tr("Traces (*.jsonl *.json);;All files (*)"));
+        if (!path.isEmpty())
+            openTrace(path);
+    });
+    exportTraceAction_ = file->addAction(QString(), this, &MainWindow::exportTraceDialog);
+    exportTraceAction_->setEnabled(false);
+    file->addSeparator();
     QAction* quit = file->addAction(QString(), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
     texts_.add([=, this] {
@@ -135,6 +162,10 @@ void MainWindow::buildMenus() {
         openFile->setText(tr("Open GGUF &file…"));
         openDirectory->setText(tr("Open model &directory…"));
         exportMenu_->setTitle(tr("&Export panel"));
+        openTraceAction->setText(tr("Open &trace…"));
+        exportTraceAction_->setText(tr("Export t&race…"));
+        exportTraceAction_->setToolTip(
+            tr("The last generation's events as JSON lines (the format of inferlens-cli trace)"));
         quit->setText(tr("&Quit"));
     });
 
@@ -432,14 +463,10 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
     model_ = summary;
     modelReady_ = true;
     setLoading(false);
-    // What the panels show belongs to the previous model.
-    tokens_->clear();
-    attention_->clear();
-    attention_->setTokenLabels({});
-    samplingChart_->clear();
-    kvChart_->clear();
-    loopGrid_->clear();
-    samplingSteps_.clear();
+    // What the panels show belongs to the previous model (or to a replayed trace).
+    player_->stop();
+    replayPath_.clear();
+    clearPanels();
     kvChart_->setContextLimit(summary.contextSize);
     {
         const QSignalBlocker blockLayer(layerBox_), blockHead(headBox_);
@@ -471,6 +498,9 @@ void MainWindow::startGeneration(const QList<ChatTurn>& conversation) {
     tokensGenerated_ = 0;
     samplingSteps_.clear();
     session_->worker()->beginRecompute();  // an old recomputation would only be overwritten
+    player_->stop();
+    replayPath_.clear();
+    exportTraceAction_->setEnabled(false);
     chat_->setBusy(true);
     kvChart_->clear();
     loopGrid_->clear();
@@ -493,6 +523,10 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
                                  .arg(stallMonitor_->longestStallMs(), 0, 'f', 1));
     if (recomputeAfterGeneration_)
         requestRecompute();
+    finishRun(ok, reason);
+}
+
+void MainWindow::finishRun(bool ok, const QString& reason) {
     if (!options_.screenshot.isEmpty()) {
         resize(1600, 1000);
         QApplication::processEvents();
@@ -501,6 +535,107 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
     }
     if (options_.quitAfterGeneration)
         finishHeadlessRun(ok, ok ? QString() : reason);
+}
+
+void MainWindow::clearPanels() {
+    tokens_->clear();
+    attention_->clear();
+    attention_->setTokenLabels({});
+    headGrid_->clear();
+    samplingChart_->clear();
+    kvChart_->clear();
+    loopGrid_->clear();
+    samplingSteps_.clear();
+    promptLength_ = 0;
+}
+
+bool MainWindow::exportTrace(const QString& path, QString* error) const {
+    if (tracePath_.isEmpty()) {
+        *error = tr("There is no generation to export yet.");
+        return false;
+    }
+    QFile::remove(path);  // QFile::copy does not overwrite
+    if (!QFile::copy(tracePath_, path)) {
+        *error = tr("Cannot write “%1”.").arg(path);
+        return false;
+    }
+    return true;
+}
+
+void MainWindow::exportTraceDialog() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the trace"), QStringLiteral("trace.jsonl"), tr("Traces (*.jsonl *.json)"));
+    QString error;
+    if (!path.isEmpty() && !exportTrace(path, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+bool MainWindow::replaying() const {
+    return player_->playing();
+}
+
+void MainWindow::openTrace(const QString& path) {
+    if (generating_) {
+        QMessageBox::information(this, tr("Generation running"),
+                                 tr("Stop the generation before opening a trace."));
+        return;
+    }
+    player_->stop();
+    statusBar()->showMessage(tr("Reading %1…").arg(path));
+    // Parsed off the UI thread: a trace with attention can be tens of megabytes.
+    struct Loaded {
+        std::shared_ptr<RecordedTrace> trace;
+        QString error;
+    };
+    auto* watcher = new QFutureWatcher<Loaded>(this);
+    connect(watcher, &QFutureWatcher<Loaded>::finished, this, [this, watcher, path] {
+        watcher->deleteLater();
+        const Loaded loaded = watcher->result();
+        if (!loaded.trace) {
+            if (options_.quitAfterGeneration)
+                return finishHeadlessRun(false, loaded.error);
+            QMessageBox::critical(this, tr("Cannot open the trace"), loaded.error);
+            return;
+        }
+        startReplay(path, std::move(*loaded.trace));
+    });
+    watcher->setFuture(QtConcurrent::run([path]() -> Loaded {
+        try {
+            return {std::make_shared<RecordedTrace>(readTrace(path)), {}};
+        } catch (const std::exception& error) {
+            return {nullptr, QString::fromUtf8(error.what())};
+        }
+    }));
+}
+
+void MainWindow::startReplay(const QString& path, RecordedTrace trace) {
+    if (generating_)
+        return;
+    clearPanels();
+    stepsReceived_ = 0;
+    tokensGenerated_ = 0;
+    replayPath_ = path;
+    // The heat map shows the head the trace recorded (the first one in it).
+    for (const TraceEvent& event : trace.events)
+        if (const auto* matrix = std::get_if<widgets::AttentionMatrix>(&event)) {
+            const QSignalBlocker blockLayer(layerBox_), blockHead(headBox_);
+            selectedLayer_ = matrix->layer;
+            selectedHead_ = matrix->head;
+            layerBox_->setValue(matrix->layer);
+            headBox_->setValue(matrix->head);
+            headGrid_->setLayer(matrix->layer, matrix->head + 1);
+            headGrid_->setSelectedHead(matrix->head);
+            break;
+        }
+    statusBar()->showMessage(tr("Replaying %1").arg(QFileInfo(path).fileName()));
+    player_->play(std::move(trace), options_.quitAfterGeneration ? 0 : 30);
+}
+
+void MainWindow::onReplayFinished(const QString& reason) {
+    statusBar()->showMessage(tr("Replayed %1 tokens from %2 (the generation ended: %3)")
+                                 .arg(tokensGenerated_)
+                                 .arg(QFileInfo(replayPath_).fileName(), reason));
+    finishRun(true, reason);
 }
 
 void MainWindow::finishHeadlessRun(bool ok, const QString& message) {
@@ -554,6 +689,11 @@ void MainWindow::onOverview(const AttentionOverview& overview) {
     overviewNote_->setVisible(overview.promptSkipped);
 }
 
+void MainWindow::onLoopTiming(const widgets::LoopTiming& timing) {
+    ++stepsReceived_;
+    loopGrid_->appendStep(timing);
+}
+
 void MainWindow::onSampling(const widgets::SamplingStep& step) {
     samplingSteps_.push_back(step);
     samplingChart_->setStep(step);
@@ -580,7 +720,8 @@ void MainWindow::onSamplingParams(const SamplingParams& params) {
 }
 
 void MainWindow::selectHead(int layer, int head) {
-    if (!model_ || layer < 0 || head < 0 || (layer == selectedLayer_ && head == selectedHead_))
+    if ((!model_ && replayPath_.isEmpty()) || layer < 0 || head < 0 ||
+        (layer == selectedLayer_ && head == selectedHead_))
         return;
     const bool layerChanged = layer != selectedLayer_;
     selectedLayer_ = layer;
@@ -591,14 +732,16 @@ void MainWindow::selectHead(int layer, int head) {
         headBox_->setValue(head);
     }
     if (layerChanged)
-        headGrid_->setLayer(layer, model_->heads);
+        headGrid_->setLayer(layer, model_ ? model_->heads : 0);
     headGrid_->setSelectedHead(head);
     overview_->setSelected(layer, head);
     session_->worker()->selectHead(layer, head);
     // The heat map holds one head at full resolution: the new one's past rows are recomputed (after
     // the generation when one is running; its new rows arrive live meanwhile).
     attention_->clear();
-    if (generating_)
+    if (!replayPath_.isEmpty())
+        statusBar()->showMessage(tr("A trace holds the attention of the head it recorded only"));
+    else if (generating_)
         recomputeAfterGeneration_ = true;
     else
         requestRecompute();

@@ -35,6 +35,8 @@ namespace inferlens::gui {
 class ChatView;
 class SamplingControls;
 class StallMonitor;
+class TracePlayer;
+struct RecordedTrace;
 
 // The headless switches (main.cpp), for tests and documentation.
 struct StartupOptions {
@@ -43,6 +45,7 @@ struct StartupOptions {
     int maxTokens = 0;  // 0: the panel's value
     QString screenshot;
     bool quitAfterGeneration = false;
+    QString trace;  // replay this trace instead of loading a model
 };
 
 class MainWindow : public QMainWindow {
@@ -76,6 +79,11 @@ class MainWindow : public QMainWindow {
     void selectPosition(int position);
     // Switches the interface language now ("system", "en", "zh_CN") and remembers it.
     void switchLanguage(const QString& language);
+    // The last generation's trace (JSON lines) to `path`; false with a message in `error`.
+    bool exportTrace(const QString& path, QString* error) const;
+    // Reads a trace in the background and replays it into the panels, without the model.
+    void openTrace(const QString& path);
+    bool replaying() const;
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -104,6 +112,13 @@ class MainWindow : public QMainWindow {
     void onAttention(const widgets::AttentionMatrix& matrix);
     void onOverview(const AttentionOverview& overview);
     void onSampling(const widgets::SamplingStep& step);
+    void onLoopTiming(const widgets::LoopTiming& timing);
+    void clearPanels();
+    void startReplay(const QString& path, RecordedTrace trace);
+    void onReplayFinished(const QString& reason);
+    // After a generation or a replay: the headless switches' screenshot and exit.
+    void finishRun(bool ok, const QString& reason);
+    void exportTraceDialog();
     void onSamplingParams(const SamplingParams& params);
     void requestRecompute();
     void restoreSession();
@@ -115,6 +130,7 @@ class MainWindow : public QMainWindow {
     ChatView* chat_;
     SamplingControls* sampling_;
     StallMonitor* stallMonitor_;
+    TracePlayer* player_;
     LiveTexts texts_;
     QLabel* modelLabel_;
     QSpinBox* contextBox_;
@@ -138,6 +154,9 @@ class MainWindow : public QMainWindow {
     std::optional<ModelSummary> model_;
     std::optional<LoadPlan> plan_;
     QString loadingPath_;
+    QString tracePath_;   // the last generation's trace, while the worker keeps it
+    QString replayPath_;  // the trace on show, if the panels show one
+    QAction* exportTraceAction_ = nullptr;
     bool modelReady_ = false;
     bool generating_ = false;
     bool recomputeAfterGeneration_ = false;
