@@ -5,7 +5,8 @@
 // overview every head of the model, and a new selection recomputes the past rows; clicking a chip
 // selects its step everywhere; while paused a slider re-shapes the current step; loading shows the
 // memory plan; the language switches live; a generation's trace exports and replays without the
-// model; the headless switches run a whole session (or a trace) and write a screenshot.
+// model; forcing a sampling candidate branches the generation from the new prefix; the headless
+// switches run a whole session (or a trace) and write a screenshot.
 
 #include <QImage>
 #include <QProcess>
@@ -20,6 +21,7 @@
 #include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
 #include "attention_overview_widget.h"
+#include "branch_compare_widget.h"
 #include "chat_view.h"
 #include "double_loop_grid_widget.h"
 #include "language.h"
@@ -337,6 +339,69 @@ class TestGuiEndToEnd : public QObject {
         QCOMPARE(window.samplingChart()->step().step,
                  sampled.last().at(0).value<widgets::SamplingStep>().step);
         QCOMPARE(window.stepsReceived(), tokens);
+    }
+
+    void forcingACandidateBranchesFromTheNewPrefix() {
+        QTemporaryDir dir;
+        MainWindow window(bundled(6));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(0);  // greedy: the branch is the only change
+        QSignalSpy tokenized(window.worker(), &EngineWorker::tokenized);
+        QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.chat()->send(QStringLiteral("Tell me a fortune."));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(generated.count() >= 4);
+        const auto prompt = tokenized.at(0).at(0).value<std::vector<widgets::TokenChip>>();
+        std::vector<int> answer;
+        for (const auto& arguments : generated)
+            answer.push_back(arguments.at(0).value<widgets::TokenChip>().id);
+        QCOMPARE(window.branches()->branchCount(), 1);
+        const int turns = window.chat()->conversation().size();
+
+        // Show step 2 (it chose the answer's third token) and force its second candidate.
+        window.selectPosition(int(prompt.size()) + 2);
+        const widgets::SamplingStep step = window.samplingChart()->step();
+        QCOMPARE(step.step, 2);
+        const int forced = step.candidates.at(1).id;
+        QVERIFY(forced != answer[2]);
+        tokenized.clear();
+        generated.clear();
+        finished.clear();
+        window.forceCandidate(1);
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(finished.at(0).at(2).toBool());
+
+        // The continuation starts from prompt + the first two answer tokens + the forced one.
+        QCOMPARE(tokenized.count(), 1);
+        const auto prefix = tokenized.at(0).at(0).value<std::vector<widgets::TokenChip>>();
+        QCOMPARE(prefix.size(), prompt.size() + 3);
+        for (size_t i = 0; i < prompt.size(); ++i) {
+            QCOMPARE(prefix[i].id, prompt[i].id);
+            QVERIFY(!prefix[i].generated);
+        }
+        QCOMPARE(prefix[prompt.size()].id, answer[0]);
+        QCOMPARE(prefix[prompt.size() + 1].id, answer[1]);
+        QCOMPARE(prefix[prompt.size() + 2].id, forced);
+        QVERIFY(prefix[prompt.size() + 2].generated);
+        // Its exported trace starts from the same prefix.
+        QString error;
+        const QString path = dir.filePath("branch.jsonl");
+        QTRY_VERIFY(window.exportTrace(path, &error));
+        const RecordedTrace trace = readTrace(path);
+        const auto& traced = std::get<std::vector<widgets::TokenChip>>(trace.events.front());
+        QCOMPARE(traced.size(), prefix.size());
+        QCOMPARE(traced.back().id, forced);
+
+        // The branch is recorded beside the answer, the forced token marked; the chat is unchanged.
+        QCOMPARE(window.branches()->branchCount(), 2);
+        QCOMPARE(window.branches()->compared(), std::make_pair(1, 0));
+        const widgets::BranchRecord& branch = window.branches()->branch(1);
+        QCOMPARE(branch.parent, 0);
+        QCOMPARE(branch.divergeAt, 2);
+        QVERIFY(branch.tokens.at(2).forced);
+        QCOMPARE(int(branch.tokens.size()), 3 + generated.count());
+        QCOMPARE(window.chat()->conversation().size(), turns);
     }
 
     void headlessSwitchesRunASessionAndSaveAScreenshot() {

@@ -231,6 +231,30 @@ class TestTokenizer : public QObject {
         QCOMPARE(info.tokens[6].piece, std::string("<0xF0>"));
     }
 
+    void generatedTokensAppendTheBytesTheyStandFor() {
+        // A generated sequence rebuilt token by token: its text is what the tokens decode to
+        // (with the leading "▁" kept: the text continues a prompt), and the spans partition it.
+        const TokenizationInfo encoded = glmHf_->tokenize("a龘 hello", true);
+        TokenizationInfo rebuilt;
+        for (const TokenInfo& token : encoded.tokens)
+            glmHf_->appendGenerated(rebuilt, token.id);
+        QCOMPARE(rebuilt.tokens.size(), encoded.tokens.size());
+        QCOMPARE(rebuilt.text, std::string(" a龘 hello"));
+        int64_t at = 0;
+        for (size_t i = 0; i < rebuilt.tokens.size(); ++i) {
+            const TokenInfo& token = rebuilt.tokens[i];
+            QCOMPARE(token.id, encoded.tokens[i].id);
+            QCOMPARE(token.piece, encoded.tokens[i].piece);
+            QCOMPARE(token.special, encoded.tokens[i].special);
+            QCOMPARE(token.byteFallback, encoded.tokens[i].byteFallback);
+            QCOMPARE(token.begin, at);
+            at = token.end;
+        }
+        QCOMPARE(at, int64_t(rebuilt.text.size()));
+        QCOMPARE(rebuilt.tokens[0].end, rebuilt.tokens[0].begin);               // [gMASK]: nothing
+        QCOMPARE(rebuilt.tokens[3].end - rebuilt.tokens[3].begin, int64_t(1));  // a byte of 龘
+    }
+
     void decodeInvertsEncode_data() { addVariedRows(); }
     void decodeInvertsEncode() {
         QFETCH(QByteArray, text);

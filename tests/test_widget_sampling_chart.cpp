@@ -1,7 +1,8 @@
 // The sampling chart: one group of four bars per shown candidate with the given probabilities, the
 // cut-off line after the last kept candidate, the chosen candidate's band, the cumulative mass, and
-// the entropy / chosen-probability history.
+// the entropy / chosen-probability history; a click on a candidate's bars reports that candidate.
 
+#include <QSignalSpy>
 #include <QTest>
 
 #include "sampling_chart_widget.h"
@@ -71,6 +72,28 @@ class TestWidgetSamplingChart : public QObject {
         QCOMPARE(chart.barCount(), 4);
         chart.setTopN(3);
         QCOMPARE(chart.barCount(), 3);
+    }
+
+    void clickingACandidateReportsIt() {
+        SamplingChartWidget chart;
+        chart.resize(640, 480);
+        chart.setTopN(8);
+        chart.setStep(makeStep(20, 5, 2));
+        chart.replot();
+        QSignalSpy clicked(&chart, &SamplingChartWidget::candidateClicked);
+        const int y = int(chart.yAxis->coordToPixel(0.01));
+        for (int index : {0, 3, 7}) {
+            const QPoint bar(int(chart.xAxis->coordToPixel(index)), y);
+            QCOMPARE(chart.candidateAt(bar), std::optional<int>(index));
+            QTest::mouseClick(&chart, Qt::LeftButton, {}, bar);
+            QCOMPARE(clicked.count(), 1);
+            QCOMPARE(clicked.takeFirst().at(0).toInt(), index);
+        }
+        // Past the last bar, and outside the distribution chart: nothing.
+        QVERIFY(!chart.candidateAt(QPoint(int(chart.xAxis->coordToPixel(9)), y)));
+        QVERIFY(!chart.candidateAt(QPoint(2, 2)));
+        QTest::mouseClick(&chart, Qt::LeftButton, {}, QPoint(2, 2));
+        QCOMPARE(clicked.count(), 0);
     }
 
     void cutoffLineSitsAfterTheLastKeptCandidate() {

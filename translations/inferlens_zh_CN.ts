@@ -127,6 +127,18 @@
         <source>superseded</source>
         <translation>已被新的选择取代</translation>
     </message>
+    <message>
+        <source>there is no generation to branch from</source>
+        <translation>没有可以分支的生成</translation>
+    </message>
+    <message>
+        <source>step %1 is not in the last generation</source>
+        <translation>第 %1 步不在上一次生成中</translation>
+    </message>
+    <message>
+        <source>token %1 is not in the vocabulary</source>
+        <translation>词元 %1 不在词表中</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::MainWindow</name>
@@ -434,6 +446,26 @@
         <source>A trace holds the attention of the head it recorded only</source>
         <translation>轨迹只包含录制时所选注意力头的注意力</translation>
     </message>
+    <message>
+        <source>Branching starts from a finished generation: stop this one first</source>
+        <translation>分支要从已结束的生成开始：请先停止当前生成</translation>
+    </message>
+    <message>
+        <source>Forcing “%1” at step %2 and continuing</source>
+        <translation>在第 %2 步强制选择“%1”并继续生成</translation>
+    </message>
+    <message>
+        <source>“%1” forced at step %2</source>
+        <translation>第 %2 步强制为“%1”</translation>
+    </message>
+    <message>
+        <source>the answer</source>
+        <translation>原回答</translation>
+    </message>
+    <message>
+        <source>Branches</source>
+        <translation>分支</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -555,6 +587,25 @@ Click to show this head in the heat map</source>
     <message>
         <source>%1 per head · %2 layers × %3 heads</source>
         <translation>每头%1 · %2 层 × %3 头</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::BranchCompareWidget</name>
+    <message>
+        <source>%1. %2</source>
+        <translation>%1. %2</translation>
+    </message>
+    <message>
+        <source>forced, p = %1</source>
+        <translation>强制，p = %1</translation>
+    </message>
+    <message>
+        <source>p = %1</source>
+        <translation>p = %1</translation>
+    </message>
+    <message>
+        <source>No branches yet: click a candidate in the sampling panel to force it and continue.</source>
+        <translation>还没有分支：在采样面板中点击一个候选词元，即可强制选择它并继续生成。</translation>
     </message>
 </context>
 <context>

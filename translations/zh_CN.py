@@ -129,4 +129,15 @@ ZH_CN = {
         '已回放 %2 中的 %1 个词元（生成的结束原因：%3）',
     'A trace holds the attention of the head it recorded only': '轨迹只包含录制时所选注意力头的注意力',
     'Replay a trace (JSON lines) instead of loading a model.': '回放轨迹（JSON Lines），不加载模型。',
+    'there is no generation to branch from': '没有可以分支的生成',
+    'step %1 is not in the last generation': '第 %1 步不在上一次生成中',
+    'token %1 is not in the vocabulary': '词元 %1 不在词表中',
+    'Branching starts from a finished generation: stop this one first':
+        '分支要从已结束的生成开始：请先停止当前生成',
+    'Forcing “%1” at step %2 and continuing': '在第 %2 步强制选择“%1”并继续生成',
+    '“%1” forced at step %2': '第 %2 步强制为“%1”', 'the answer': '原回答', '%1. %2': '%1. %2',
+    'forced, p = %1': '强制，p = %1', 'p = %1': 'p = %1',
+    'No branches yet: click a candidate in the sampling panel to force it and continue.':
+        '还没有分支：在采样面板中点击一个候选词元，即可强制选择它并继续生成。',
+    'Branches': '分支',
 }

@@ -1,5 +1,6 @@
 #include "sampling_chart_widget.h"
 
+#include <QMouseEvent>
 #include <algorithm>
 #include <cmath>
 
@@ -157,6 +158,28 @@ void SamplingChartWidget::setStep(const SamplingStep& step) {
     step_ = step;
     hasStep_ = true;
     applyStep();
+}
+
+std::optional<int> SamplingChartWidget::candidateAt(QPoint point) const {
+    if (!axisRect()->rect().contains(point)) {
+        return std::nullopt;
+    }
+    // Bars sit at keys 0, 1, 2, ...; a candidate owns the unit around its key.
+    const long index = std::lround(xAxis->pixelToCoord(point.x()));
+    if (index < 0 || index >= barCount()) {
+        return std::nullopt;
+    }
+    return int(index);
+}
+
+void SamplingChartWidget::mousePressEvent(QMouseEvent* event) {
+    QCustomPlot::mousePressEvent(event);
+    if (event->button() != Qt::LeftButton) {
+        return;
+    }
+    if (const auto index = candidateAt(event->pos())) {
+        emit candidateClicked(*index);
+    }
 }
 
 void SamplingChartWidget::applyStep() {

@@ -44,6 +44,15 @@ class SamplingChartWidget : public QCustomPlot {
     std::optional<double> chosenBandX() const;
     // The cumulative mass curve's value at a candidate.
     double cumulativeMass(int index) const;
+    // The candidate whose bars are under a point of the distribution chart, if any.
+    std::optional<int> candidateAt(QPoint point) const;
+
+  signals:
+    // A click on a candidate's bars: the app forces it at this step (what-if branching).
+    void candidateClicked(int index);
+
+  protected:
+    void mousePressEvent(QMouseEvent* event) override;
 
   private:
     void applyStep();

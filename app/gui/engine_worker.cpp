@@ -170,6 +170,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
         probe_.reset();
         retain(nullptr);
         lastTokens_.clear();
+        lastRun_ = {};
         chat_ = std::move(chat);
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
@@ -201,49 +202,77 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
             messages.push_back(
                 {turn.user ? ChatRole::User : ChatRole::Assistant, turn.text.toStdString()});
         const RenderedPrompt prompt = chat_->render(messages);
-
-        control_.clearCancel();
-        ProbeSet probes;
-        probes.add(probe_.get());
-        // The trace to export: every event, and the attention of the head on screen.
-        trace_ = std::make_unique<QTemporaryFile>();
-        std::unique_ptr<std::FILE, int (*)(std::FILE*)> traceFile(nullptr, &std::fclose);
-        if (trace_->open())
-            traceFile.reset(std::fopen(qPrintable(trace_->fileName()), "w"));
-        std::optional<TraceWriter> traceWriter;
-        if (traceFile) {
-            traceWriter.emplace(
-                traceFile.get(),
-                [this](int64_t layer, int64_t head) {
-                    return layer == selectedLayer_.load() && head == selectedHead_.load();
-                },
-                tokenizer_.get());
-            probes.add(&*traceWriter);
-        }
-        GeneratorOptions options;
-        options.threads = 0;
-        options.contextSize = contextSize_;
-        Generator generator(*model_, options, &probes, &control_);
-        SamplingParams params;
-        {
-            const std::lock_guard lock(samplingMutex_);
-            params = sampling_;
-            samplingChanged_ = false;
-        }
-        Sampler sampler(params, tokenizer_->tokenCount());
-        StreamingChooser chooser(sampler, *this, *tokenizer_, chat_->stopIds());
-        probes.tokenized(prompt.info);
-        const std::vector<int32_t>& stops = chat_->stopIds();
-        const Generation result =
-            generator.generate(prompt.ids, maxNewTokens, chooser, {stops.begin(), stops.end()});
-        lastTokens_ = generator.history();
-        if (traceFile && std::fclose(traceFile.release()) == 0)
-            emit traceRecorded(trace_->fileName());
-        emit generationFinished(chooser.finish(),
-                                QString::fromUtf8(finishReasonName(result.reason)), true);
+        run(prompt.info, prompt.info.tokens.size(), maxNewTokens);
     } catch (const std::exception& error) {
         emit generationFinished({}, QString::fromUtf8(error.what()), false);
     }
+}
+
+void EngineWorker::branch(int samplingStep, int forcedId, int maxNewTokens) {
+    try {
+        if (!model_ || lastRun_.info.tokens.empty())
+            throw Error(tr("there is no generation to branch from").toStdString());
+        // The last run's sequence up to the token that step chose, then the forced token instead.
+        const size_t keep = lastRun_.firstSampled + size_t(std::max(samplingStep, 0));
+        if (samplingStep < 0 || keep > lastRun_.info.tokens.size())
+            throw Error(
+                tr("step %1 is not in the last generation").arg(samplingStep).toStdString());
+        if (forcedId < 0 || forcedId >= tokenizer_->tokenCount())
+            throw Error(tr("token %1 is not in the vocabulary").arg(forcedId).toStdString());
+        TokenizationInfo prefix = lastRun_.info;
+        prefix.tokens.resize(keep);
+        prefix.text.resize(keep == 0 ? 0 : size_t(prefix.tokens.back().end));
+        tokenizer_->appendGenerated(prefix, forcedId);
+        run(prefix, lastRun_.promptTokens, maxNewTokens);
+    } catch (const std::exception& error) {
+        emit generationFinished({}, QString::fromUtf8(error.what()), false);
+    }
+}
+
+void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens) {
+    control_.clearCancel();
+    ProbeSet probes;
+    probes.add(probe_.get());
+    // The trace to export: every event, and the attention of the head on screen.
+    trace_ = std::make_unique<QTemporaryFile>();
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> traceFile(nullptr, &std::fclose);
+    if (trace_->open())
+        traceFile.reset(std::fopen(qPrintable(trace_->fileName()), "w"));
+    std::optional<TraceWriter> traceWriter;
+    if (traceFile) {
+        traceWriter.emplace(
+            traceFile.get(),
+            [this](int64_t layer, int64_t head) {
+                return layer == selectedLayer_.load() && head == selectedHead_.load();
+            },
+            tokenizer_.get());
+        probes.add(&*traceWriter);
+    }
+    GeneratorOptions options;
+    options.threads = 0;
+    options.contextSize = contextSize_;
+    Generator generator(*model_, options, &probes, &control_);
+    SamplingParams params;
+    {
+        const std::lock_guard lock(samplingMutex_);
+        params = sampling_;
+        samplingChanged_ = false;
+    }
+    Sampler sampler(params, tokenizer_->tokenCount());
+    StreamingChooser chooser(sampler, *this, *tokenizer_, chat_->stopIds());
+    probe_->setGeneratedFrom(promptTokens);
+    probes.tokenized(sequence);
+    const std::vector<int32_t>& stops = chat_->stopIds();
+    const Generation result =
+        generator.generate(sequence.ids(), maxNewTokens, chooser, {stops.begin(), stops.end()});
+    lastTokens_ = generator.history();
+    lastRun_ = {sequence, sequence.tokens.size(), promptTokens};
+    for (const int32_t id : result.tokens)
+        tokenizer_->appendGenerated(lastRun_.info, id);
+    if (traceFile && std::fclose(traceFile.release()) == 0)
+        emit traceRecorded(trace_->fileName());
+    emit generationFinished(chooser.finish(), QString::fromUtf8(finishReasonName(result.reason)),
+                            true);
 }
 
 void EngineWorker::recomputeAttention(int layer, quint64 serial) {

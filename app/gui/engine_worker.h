@@ -19,6 +19,7 @@
 #include "gui_probe.h"
 #include "panel_data.h"
 #include "sampling/sampling_params.h"
+#include "tokenizer/tokenizer.h"
 
 namespace inferlens {
 class ChatTemplate;
@@ -97,6 +98,10 @@ class EngineWorker : public QObject {
     // contextSize 0: the model's own, at most 4,096 tokens.
     void loadModel(const QString& path, qint64 contextSize);
     void generate(const QList<inferlens::gui::ChatTurn>& conversation, int maxNewTokens);
+    // What-if: the last generation up to sampling step `samplingStep`, `forcedId` instead of the
+    // token that step chose, then generation continues from there (a branch; the panels show it
+    // like any run).
+    void branch(int samplingStep, int forcedId, int maxNewTokens);
     // All heads of `layer` over the last generation's tokens, as attention signals (chunked).
     void recomputeAttention(int layer, quint64 serial);
 
@@ -121,6 +126,8 @@ class EngineWorker : public QObject {
     void generationFinished(const QString& answer, const QString& reason, bool ok);
 
   private:
+    // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
+    void run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens);
     std::optional<SamplingParams> takePendingSampling();
     void retain(std::shared_ptr<const RetainedStep> step);
 
@@ -130,6 +137,13 @@ class EngineWorker : public QObject {
     std::unique_ptr<GuiProbe> probe_;
     qint64 contextSize_ = 0;
     std::vector<int32_t> lastTokens_;  // what the last generation ran: its attention's positions
+    // The last generation's whole sequence (its chosen tokens appended), where its sampled tokens
+    // start, and where the original prompt ends: what a branch starts from.
+    struct LastRun {
+        TokenizationInfo info;
+        size_t firstSampled = 0;
+        size_t promptTokens = 0;
+    } lastRun_;
     GenerationControl control_;
     GenerationControl recomputeControl_;
     std::atomic<quint64> recomputeSerial_{0};

@@ -52,6 +52,8 @@ widgets::TokenChip GuiProbe::chipFor(int32_t id, bool generated) const {
 
 void GuiProbe::onTokenized(const TokenizationInfo& info) {
     std::vector<widgets::TokenChip> chips = promptChips(info);
+    for (size_t i = generatedFrom_; i < chips.size(); ++i)
+        chips[i].generated = true;
     // A new generation: its prompt runs next, and the overview starts over.
     positions_ = 0;
     nextStepRows_ = std::max<int64_t>(1, int64_t(chips.size()));

@@ -12,6 +12,7 @@
 // overview says that it skipped the prompt.
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -46,6 +47,9 @@ class GuiProbe final : public Probe {
     // The head whose attention is captured at full resolution; read at the start of every step
     // (ProbeSet::refresh), so a new selection applies from the next token.
     void selectHead(int layer, int head);
+    // Tokens of the next sequence from this index on are marked as generated (a branch replays
+    // the answer it departs from as part of its prompt).
+    void setGeneratedFrom(size_t index) { generatedFrom_ = index; }
     // Most bytes one layer's captured blocks may hold in a step (see the policy above).
     void setBudgetBytes(int64_t bytes) { budgetBytes_.store(bytes); }
 
@@ -77,6 +81,7 @@ class GuiProbe final : public Probe {
     std::vector<double> entropySum_;  // per (layer, head): summed row entropies
     std::vector<int64_t> rowsSeen_;   // per (layer, head)
     bool promptSkipped_ = false;
+    size_t generatedFrom_ = SIZE_MAX;
     bool overviewChanged_ = false;
 };
 

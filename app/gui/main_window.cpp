@@ -28,6 +28,7 @@
 #include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
 #include "attention_overview_widget.h"
+#include "branch_compare_widget.h"
 #include "chat_view.h"
 #include "core/error.h"
 #include "display_text.h"
@@ -382,6 +383,14 @@ void MainWindow::buildPanels() {
     QDockWidget* loopDock =
         addDock([] { return tr("Double loop"); }, QStringLiteral("doubleLoopDock"), loopGrid_,
                 Qt::BottomDockWidgetArea);
+    branches_ = new widgets::BranchCompareWidget;
+    QDockWidget* branchesDock =
+        addDock([] { return tr("Branches"); }, QStringLiteral("branchesDock"), branches_,
+                Qt::BottomDockWidgetArea);
+    tabifyDockWidget(loopDock, branchesDock);
+    loopDock->raise();
+    connect(samplingChart_, &widgets::SamplingChartWidget::candidateClicked, this,
+            &MainWindow::forceCandidate);
     // A first layout for a 1600×1000 window (a saved layout replaces it): the charts get room,
     // the chat keeps the middle.
     resizeDocks({tokenDock, loopDock}, {90, 190}, Qt::Vertical);
@@ -490,13 +499,49 @@ void MainWindow::onModelFailed(const QString& message) {
 }
 
 void MainWindow::startGeneration(const QList<ChatTurn>& conversation) {
-    if (!modelReady_ || generating_)
+    if (!beginRun())
         return;
+    branches_->clear();  // a new question starts a new tree of branches
+    currentBranch_ = -1;
+    QMetaObject::invokeMethod(session_->worker(), "generate", Qt::QueuedConnection,
+                              Q_ARG(QList<inferlens::gui::ChatTurn>, conversation),
+                              Q_ARG(int, sampling_->maxNewTokens()));
+}
+
+void MainWindow::forceCandidate(int index) {
+    const widgets::SamplingStep step = samplingChart_->step();
+    if (index < 0 || index >= int(step.candidates.size()) || !replayPath_.isEmpty() ||
+        currentBranch_ < 0)
+        return;
+    if (generating_) {
+        statusBar()->showMessage(
+            tr("Branching starts from a finished generation: stop this one first"));
+        return;
+    }
+    const widgets::SamplingCandidate& candidate = step.candidates[size_t(index)];
+    const PendingBranch branch{currentBranch_, step.step,
+                               widgets::tokenDisplayText(candidate.label, {}, false),
+                               candidate.probability[widgets::kStageFinal]};
+    if (!beginRun())
+        return;
+    pendingBranch_ = branch;
+    statusBar()->showMessage(
+        tr("Forcing “%1” at step %2 and continuing").arg(branch.forcedText).arg(branch.step));
+    QMetaObject::invokeMethod(session_->worker(), "branch", Qt::QueuedConnection,
+                              Q_ARG(int, branch.step), Q_ARG(int, candidate.id),
+                              Q_ARG(int, sampling_->maxNewTokens()));
+}
+
+bool MainWindow::beginRun() {
+    if (!modelReady_ || generating_)
+        return false;
     generating_ = true;
     recomputeAfterGeneration_ = false;
     stepsReceived_ = 0;
     tokensGenerated_ = 0;
     samplingSteps_.clear();
+    answerTexts_.clear();
+    pendingBranch_.reset();
     session_->worker()->beginRecompute();  // an old recomputation would only be overwritten
     player_->stop();
     replayPath_.clear();
@@ -507,9 +552,32 @@ void MainWindow::startGeneration(const QList<ChatTurn>& conversation) {
     samplingChart_->clear();
     headGrid_->setLayer(selectedLayer_, model_ ? model_->heads : 0);
     stallMonitor_->start();
-    QMetaObject::invokeMethod(session_->worker(), "generate", Qt::QueuedConnection,
-                              Q_ARG(QList<inferlens::gui::ChatTurn>, conversation),
-                              Q_ARG(int, sampling_->maxNewTokens()));
+    return true;
+}
+
+void MainWindow::recordBranch() {
+    widgets::BranchRecord record;
+    if (pendingBranch_) {
+        const widgets::BranchRecord& parent = branches_->branch(pendingBranch_->parent);
+        record.title =
+            tr("“%1” forced at step %2").arg(pendingBranch_->forcedText).arg(pendingBranch_->step);
+        record.parent = pendingBranch_->parent;
+        record.divergeAt = pendingBranch_->step;
+        record.tokens.assign(parent.tokens.begin(),
+                             parent.tokens.begin() +
+                                 std::min<qsizetype>(pendingBranch_->step, parent.tokens.size()));
+        record.tokens.push_back(
+            {pendingBranch_->forcedText, pendingBranch_->forcedProbability, true});
+    } else {
+        record.title = tr("the answer");
+    }
+    // Token g was drawn at sampling step g, with that step's chosen probability.
+    for (size_t g = 0; g < answerTexts_.size(); ++g)
+        record.tokens.push_back(
+            {answerTexts_[g], g < samplingSteps_.size() ? samplingSteps_[g].chosenProbability : 0,
+             false});
+    currentBranch_ = branches_->addBranch(std::move(record));
+    pendingBranch_.reset();
 }
 
 void MainWindow::onGenerationFinished(const QString& answer, const QString& reason, bool ok) {
@@ -517,7 +585,12 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
     stallMonitor_->stop();
     pauseAction_->setChecked(false);
     chat_->setBusy(false);
-    chat_->finishAnswer(answer, reason, ok);
+    const bool branch = pendingBranch_.has_value();
+    if (ok)
+        recordBranch();
+    pendingBranch_.reset();
+    if (!branch)
+        chat_->finishAnswer(answer, reason, ok);
     statusBar()->showMessage(tr("%1 tokens; longest UI stall %2 ms")
                                  .arg(tokensGenerated_)
                                  .arg(stallMonitor_->longestStallMs(), 0, 'f', 1));
@@ -547,6 +620,8 @@ void MainWindow::clearPanels() {
     loopGrid_->clear();
     samplingSteps_.clear();
     promptLength_ = 0;
+    branches_->clear();
+    currentBranch_ = -1;
 }
 
 bool MainWindow::exportTrace(const QString& path, QString* error) const {
@@ -665,7 +740,9 @@ void MainWindow::onTokenGenerated(const widgets::TokenChip& chip, const QString&
     ++tokensGenerated_;
     tokens_->appendToken(chip);
     attention_->appendTokenLabel(widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special));
-    chat_->appendAnswerText(text);
+    answerTexts_.push_back(text);
+    if (!pendingBranch_)  // a branch is shown in the branches panel, not the chat
+        chat_->appendAnswerText(text);
 }
 
 void MainWindow::onAttention(const widgets::AttentionMatrix& matrix) {

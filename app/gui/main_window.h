@@ -28,6 +28,7 @@ class AttentionOverviewWidget;
 class SamplingChartWidget;
 class KvCacheChartWidget;
 class DoubleLoopGridWidget;
+class BranchCompareWidget;
 }  // namespace inferlens::widgets
 
 namespace inferlens::gui {
@@ -68,6 +69,7 @@ class MainWindow : public QMainWindow {
     widgets::AttentionOverviewWidget* attentionOverview() const { return overview_; }
     widgets::SamplingChartWidget* samplingChart() const { return samplingChart_; }
     widgets::DoubleLoopGridWidget* loopGrid() const { return loopGrid_; }
+    widgets::BranchCompareWidget* branches() const { return branches_; }
     SamplingControls* samplingControls() const { return sampling_; }
     ChatView* chat() const { return chat_; }
     QAction* pauseAction() const { return pauseAction_; }
@@ -84,6 +86,8 @@ class MainWindow : public QMainWindow {
     // Reads a trace in the background and replays it into the panels, without the model.
     void openTrace(const QString& path);
     bool replaying() const;
+    // What-if: forces candidate `index` of the sampling step on show and continues from there.
+    void forceCandidate(int index);
 
   protected:
     void closeEvent(QCloseEvent* event) override;
@@ -119,6 +123,10 @@ class MainWindow : public QMainWindow {
     // After a generation or a replay: the headless switches' screenshot and exit.
     void finishRun(bool ok, const QString& reason);
     void exportTraceDialog();
+    // Resets the run's state and the panels; false when a run cannot start now.
+    bool beginRun();
+    // The finished run as a branch: the answer, or the branch being forced.
+    void recordBranch();
     void onSamplingParams(const SamplingParams& params);
     void requestRecompute();
     void restoreSession();
@@ -150,6 +158,7 @@ class MainWindow : public QMainWindow {
     widgets::SamplingChartWidget* samplingChart_;
     widgets::KvCacheChartWidget* kvChart_;
     widgets::DoubleLoopGridWidget* loopGrid_;
+    widgets::BranchCompareWidget* branches_;
 
     std::optional<ModelSummary> model_;
     std::optional<LoadPlan> plan_;
@@ -163,6 +172,17 @@ class MainWindow : public QMainWindow {
     int selectedLayer_ = 0, selectedHead_ = 0;
     int promptLength_ = 0;
     std::vector<widgets::SamplingStep> samplingSteps_;  // the generation's steps, in order
+    std::vector<QString> answerTexts_;                  // what each generated token added
+    // The branch the last run belongs to, and for a branch run in progress: its parent, the step
+    // it departs at, and the forced token as the branch panel shows it.
+    int currentBranch_ = -1;
+    struct PendingBranch {
+        int parent = -1;
+        int step = 0;
+        QString forcedText;
+        float forcedProbability = 0;
+    };
+    std::optional<PendingBranch> pendingBranch_;
     int stepsReceived_ = 0;
     int tokensGenerated_ = 0;
 };

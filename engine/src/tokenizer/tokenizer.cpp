@@ -120,6 +120,29 @@ void Tokenizer::appendSpecial(TokenizationInfo& info, int32_t id, bool writeName
     info.tokens.push_back(std::move(token));
 }
 
+void Tokenizer::appendGenerated(TokenizationInfo& info, int32_t id) const {
+    TokenInfo token;
+    token.id = id;
+    token.piece = piece(id);
+    token.special = isSpecial(id);
+    token.byteFallback = isByte(id);
+    token.begin = int64_t(info.text.size());
+    if (const std::optional<uint8_t> byte = byteValue(id)) {
+        info.text += char(*byte);
+    } else if (!token.special) {
+        for (size_t at = 0; at < token.piece.size();) {
+            if (token.piece.compare(at, 3, "\xe2\x96\x81") == 0) {  // "▁"
+                info.text += ' ';
+                at += 3;
+            } else {
+                info.text += token.piece[at++];
+            }
+        }
+    }
+    token.end = int64_t(info.text.size());
+    info.tokens.push_back(std::move(token));
+}
+
 std::string Tokenizer::decode(std::span<const int32_t> ids, SpecialTokens specials) const {
     StreamingDetokenizer detokenizer(*this, specials);
     std::string text;

@@ -67,6 +67,9 @@ class Tokenizer {
     // one special token, its name written into info.text when `writeName`.
     void appendText(TokenizationInfo& info, std::string_view text) const;
     void appendSpecial(TokenizationInfo& info, int32_t id, bool writeName) const;
+    // Appends a token the model generated (or the user forced), standing for the bytes it decodes
+    // to: its byte for a byte piece, nothing for a special, else its piece with "▁" as a space.
+    void appendGenerated(TokenizationInfo& info, int32_t id) const;
 
     // ChatGLM: [gMASK] sop (every ChatGLM input starts with them; no BOS). LLaMA: <s> when the
     // vocabulary says to add BOS, else nothing.
