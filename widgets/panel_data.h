@@ -81,4 +81,31 @@ struct LoopTiming {
     double stepSeconds = 0;            // the whole step: layers plus the LM head and sampling
 };
 
+// The logit lens after one step: for every layer, what the model would predict if it stopped
+// there (the final norm and LM head applied to that layer's hidden state of the step's last token).
+struct LensCandidate {
+    QString label;
+    float probability = 0;
+};
+struct LensLayer {
+    int layer = 0;
+    double residualNorm = 0;         // ‖hidden state‖ after the layer
+    double attentionEntropy = 0;     // mean over heads of this step's rows, nats; NaN when unknown
+    std::vector<LensCandidate> top;  // most probable first
+};
+struct LensSnapshot {
+    int step = 0;
+    int position = 0;  // the token whose hidden states these are
+    std::vector<LensLayer> layers;
+};
+
+// The KV cache on/off experiment: seconds (and FLOPs) per generated token with and without the
+// cache; token i's entry is the step that chose it (the prefill for token 0).
+struct KvExperimentData {
+    int promptTokens = 0;
+    std::vector<double> secondsWithCache, secondsWithoutCache;
+    std::vector<double> flopsWithCache, flopsWithoutCache;
+    bool identical = true;  // both runs chose the same tokens
+};
+
 }  // namespace inferlens::widgets
