@@ -1,5 +1,6 @@
 // The text commands of inferlens-cli end to end on a synthetic ChatGLM model: tokenize, generate
-// (text and --json), chat, trace, bench, the default model, and their errors.
+// (text and --json), chat, trace, bench, kv-experiment (on the bundled model), the default model,
+// and their errors.
 
 #include <QDir>
 #include <QJsonArray>
@@ -170,6 +171,29 @@ class TestCliGeneration : public QObject {
             QVERIFY2(objects[0][key].toDouble() > 0, key);
     }
 
+    void kvExperimentOnTheBundledModel() {
+        const auto result =
+            test::runCli({"kv-experiment", "--model", INFERLENS_BUNDLED_MODEL, "--prompt", "the",
+                          "--tokens", "8", "--threads", "1", "--json"});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        const auto objects = jsonLines(result.standardOutput);
+        QCOMPARE(objects.size(), size_t(1));
+        const QJsonObject& json = objects[0];
+        QCOMPARE(json["identical"].toBool(), true);
+        QCOMPARE(json["new_tokens"].toInt(), 8);
+        for (const char* run : {"with_cache", "without_cache"}) {
+            const QJsonObject series = json[run].toObject();
+            QCOMPARE(series["tokens"].toArray().size(), 8);
+            QCOMPARE(series["seconds"].toArray().size(), 8);
+            QCOMPARE(series["flops"].toArray().size(), 8);
+        }
+        QCOMPARE(json["with_cache"]["tokens"], json["without_cache"]["tokens"]);
+        const QJsonArray table = json["table"].toArray();
+        QCOMPARE(table.size(), 1);  // fewer than 32 tokens: one row, for all 8
+        QCOMPARE(table[0]["n"].toInt(), 8);
+        QVERIFY(table[0]["flop_ratio"].toDouble() > 1);
+    }
+
     void theDefaultModelComesFromTheEnvironment() {
         QProcess process;
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -207,6 +231,10 @@ class TestCliGeneration : public QObject {
         QTest::newRow("system on chatglm2")
             << QStringList{"chat", "--template", "chatglm2", "--system", "x"} << 2
             << "no system prompt";
+        QTest::newRow("kv-experiment without a prompt")
+            << QStringList{"kv-experiment"} << 2 << "--prompt is required";
+        QTest::newRow("kv-experiment without tokens")
+            << QStringList{"kv-experiment", "--prompt", "a", "--tokens", "0"} << 2 << "--tokens";
         QTest::newRow("bad attention spec")
             << QStringList{"trace", "--prompt", "a", "--attention", "1-2"} << 2 << "LAYER:HEAD";
     }

@@ -1,7 +1,8 @@
 // Probes on a real (synthetic) model: events arrive in order with consistent counts, attention rows
 // are probability distributions under the causal mask, probes do not change the numbers, only the
-// attention that was asked for is delivered, attention recomputed afterwards equals what was
-// captured live, and cancel / pause take effect between layers.
+// attention that was asked for is delivered, hidden states come once per layer and step, attention
+// recomputed afterwards equals what was captured live, and cancel / pause take effect between
+// layers.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -27,6 +28,7 @@ class RecordingProbe : public Probe {
     std::vector<std::string> events;
     std::vector<AttentionEvent> attention;
     std::vector<std::vector<float>> attentionWeights;
+    std::vector<float> lastHidden;  // the latest hidden state delivered
     std::function<void(const LayerEvent&)> afterLayer;
 
     ProbeInterest interest() const override { return wants; }
@@ -43,6 +45,12 @@ class RecordingProbe : public Probe {
     void onAttention(const AttentionEvent& e) override {
         attention.push_back(e);
         attentionWeights.emplace_back(e.weights.begin(), e.weights.end());
+    }
+    void onHiddenState(const HiddenStateEvent& e) override {
+        events.push_back("hidden " + std::to_string(e.step) + "." + std::to_string(e.layer) +
+                         " at " + std::to_string(e.position) + " x" +
+                         std::to_string(e.hidden.size()));
+        lastHidden.assign(e.hidden.begin(), e.hidden.end());
     }
     void onKvCache(int64_t step, const KvCacheStats& stats) override {
         events.push_back("kv " + std::to_string(step) + " " + std::to_string(stats.tokens));
@@ -199,6 +207,31 @@ class TestProbes : public QObject {
             }
         options.layer = kLayers;
         QVERIFY_THROWS_EXCEPTION(Error, recomputeAttention(model, tokens, againProbes, options));
+    }
+
+    void hiddenStatesArriveOncePerLayerPerStep() {
+        const Model model = Model::open(path_);
+        RecordingProbe probe;
+        probe.wants.hiddenStates = true;
+        ProbeSet probes;
+        probes.add(&probe);
+        Generator generator(model, {}, &probes);
+        std::vector<float> logits(320);
+        const std::vector<int32_t> prompt{5, 6, 7, 8};
+        std::vector<std::string> expected;
+        for (int64_t step = 0; step < 3; ++step) {  // the prefill of 4, then two decode steps
+            const std::vector<int32_t> tokens = step == 0 ? prompt : std::vector<int32_t>{9};
+            QVERIFY(generator.step(tokens, logits));
+            for (int64_t layer = 0; layer < kLayers; ++layer)
+                expected.push_back("hidden " + std::to_string(step) + "." + std::to_string(layer) +
+                                   " at " + std::to_string(3 + step) + " x64");
+            // The last layer's state is the last token's: the LM head turns it into the logits.
+            ForwardScratch scratch(model.config());
+            std::vector<float> fromHidden(320);
+            model.computeLogits(probe.lastHidden, fromHidden, scratch);
+            QCOMPARE(fromHidden, logits);
+        }
+        QCOMPARE(probe.events, expected);
     }
 
     void probesDoNotChangeTheNumbers() {

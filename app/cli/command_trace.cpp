@@ -6,7 +6,6 @@
 #include "generation_setup.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
-#include "tokenizer/chat_template.h"
 #include "trace/trace_writer.h"
 
 namespace inferlens::cli {
@@ -59,22 +58,7 @@ int runTrace(const Words& words) {
         with(generationFlags(), {"chat"}));
     const std::string text = args.required("prompt");
     GenerationSetup setup(args);
-
-    TokenizationInfo tokenized;
-    std::vector<int32_t> stops = setup.tokenizer.eosIds();
-    if (args.flag("chat")) {
-        const ChatTemplate chatTemplate(
-            chooseChatTemplate(setup.model.files(), args.value("template").value_or("")).kind,
-            setup.tokenizer);
-        std::vector<ChatMessage> messages;
-        if (const auto system = args.value("system"))
-            messages.push_back({ChatRole::System, *system});
-        messages.push_back({ChatRole::User, text});
-        tokenized = chatTemplate.render(messages).info;
-        stops = chatTemplate.stopIds();
-    } else {
-        tokenized = setup.tokenizer.tokenize(text);
-    }
+    const PromptTokens prompt = tokenizePrompt(text, args, setup);
 
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);
     if (const auto path = args.value("out")) {
@@ -87,12 +71,13 @@ int runTrace(const Words& words) {
                        &setup.tokenizer);
     ProbeSet probes;
     probes.add(&writer);
-    probes.tokenized(tokenized);
+    probes.tokenized(prompt.info);
     Generator generator(setup.model, setup.generator, &probes);
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     SamplerChooser chooser(sampler);
-    const std::vector<int32_t> ids = tokenized.ids();
-    generator.generate(ids, setup.maxTokens, chooser, {stops.begin(), stops.end()});
+    const std::vector<int32_t> ids = prompt.info.ids();
+    generator.generate(ids, setup.maxTokens, chooser,
+                       {prompt.stopIds.begin(), prompt.stopIds.end()});
     return 0;
 }
 

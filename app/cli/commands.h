@@ -19,5 +19,6 @@ int runGenerate(const Words& words);
 int runChat(const Words& words);
 int runTrace(const Words& words);
 int runScore(const Words& words);
+int runKvExperiment(const Words& words);
 
 }  // namespace inferlens::cli

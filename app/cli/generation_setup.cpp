@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "backend/devices.h"
+#include "tokenizer/chat_template.h"
 
 namespace inferlens::cli {
 namespace {
@@ -66,6 +67,20 @@ GenerationSetup::GenerationSetup(const Arguments& args)
     generator.contextSize = args.integer("ctx-size", 0);
     generator.threads = int(args.integer("threads", 0));
     generator.useKvCache = !args.flag("no-cache");
+}
+
+PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,
+                            const GenerationSetup& setup) {
+    if (!args.flag("chat"))
+        return {setup.tokenizer.tokenize(text), setup.tokenizer.eosIds()};
+    const ChatTemplate chatTemplate(
+        chooseChatTemplate(setup.model.files(), args.value("template").value_or("")).kind,
+        setup.tokenizer);
+    std::vector<ChatMessage> messages;
+    if (const auto system = args.value("system"))
+        messages.push_back({ChatRole::System, *system});
+    messages.push_back({ChatRole::User, text});
+    return {chatTemplate.render(messages).info, chatTemplate.stopIds()};
 }
 
 }  // namespace inferlens::cli

@@ -1,10 +1,11 @@
 #pragma once
-// What generate, chat and trace share: the model, its tokenizer, the sampling parameters and the
-// generator options, all from the common flags.
+// What generate, chat, trace and kv-experiment share: the model, its tokenizer, the sampling
+// parameters and the generator options, all from the common flags.
 
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "arguments.h"
 #include "generator.h"
@@ -28,6 +29,16 @@ struct GenerationSetup {
     GeneratorOptions generator;
     int64_t maxTokens = 256;
 };
+
+// The prompt's tokens: `text` as given (with the tokenizer's prefix), or with --chat as a user
+// message (after --system, if given) in the model's chat template (--template to choose another).
+// Callers read --prompt before loading the model, so that a missing one fails at once.
+struct PromptTokens {
+    TokenizationInfo info;
+    std::vector<int32_t> stopIds;  // what ends the reply: the template's, else end of sequence
+};
+PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,
+                            const GenerationSetup& setup);
 
 // A set of option names plus more.
 std::set<std::string> with(std::set<std::string> names, std::initializer_list<const char*> more);

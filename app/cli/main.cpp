@@ -50,6 +50,12 @@ commands:
            Convert between a GGUF file and a Hugging Face directory. q8_0/q4_0 are GGUF only;
            a quantized GGUF becomes f32 in a Hugging Face directory (exact dequantization).
 
+  kv-experiment [--model PATH] --prompt TEXT [--chat] [--system TEXT] [--template NAME]
+           [--tokens N] [--threads N] [--json]
+           Generate N tokens (default 128) greedily twice, with and without the KV cache: are
+           the tokens identical, and the time and FLOPs of the first 32, 64, 128, 256 tokens.
+           Exits with 1 if the tokens differ.
+
   bench    [--model PATH] [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--json]
            Measure prefill and decode tokens/s, time to first token and peak memory.
 
@@ -65,10 +71,17 @@ exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 int main(int argc, char** argv) {
     using namespace inferlens::cli;
     const std::map<std::string, std::function<int(const Words&)>> commands{
-        {"info", runInfo},         {"logits", runLogits}, {"synth", runSynth},
-        {"convert", runConvert},   {"bench", runBench},   {"tokenize", runTokenize},
-        {"generate", runGenerate}, {"chat", runChat},     {"trace", runTrace},
-        {"score", runScore}};
+        {"info", runInfo},
+        {"logits", runLogits},
+        {"synth", runSynth},
+        {"convert", runConvert},
+        {"bench", runBench},
+        {"tokenize", runTokenize},
+        {"generate", runGenerate},
+        {"chat", runChat},
+        {"trace", runTrace},
+        {"score", runScore},
+        {"kv-experiment", runKvExperiment}};
     if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;

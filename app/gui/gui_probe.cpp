@@ -15,7 +15,9 @@ GuiProbe::GuiProbe(const Tokenizer& tokenizer, int layers, int heads, ProbeSinks
       heads_(heads),
       sinks_(std::move(sinks)),
       entropySum_(size_t(layers * heads), 0.0),
-      rowsSeen_(size_t(layers * heads), 0) {}
+      rowsSeen_(size_t(layers * heads), 0),
+      stepEntropySum_(size_t(layers), 0.0),
+      stepRows_(size_t(layers), 0) {}
 
 void GuiProbe::selectHead(int layer, int head) {
     selectedLayer_.store(layer);
@@ -69,6 +71,14 @@ void GuiProbe::onStepBegin(const StepEvent& event) {
     timing_.step = int(event.index);
     timing_.prefill = event.phase == StepPhase::Prefill;
     timing_.tokenCount = int(event.tokenCount);
+    std::fill(stepEntropySum_.begin(), stepEntropySum_.end(), 0.0);
+    std::fill(stepRows_.begin(), stepRows_.end(), 0);
+}
+
+double GuiProbe::stepAttentionEntropy(int layer) const {
+    if (layer < 0 || layer >= layers_ || stepRows_[size_t(layer)] == 0)
+        return std::numeric_limits<double>::quiet_NaN();
+    return stepEntropySum_[size_t(layer)] / double(stepRows_[size_t(layer)]);
 }
 
 void GuiProbe::onLayerEnd(const LayerEvent& event) {
@@ -80,10 +90,14 @@ void GuiProbe::onLayerEnd(const LayerEvent& event) {
 void GuiProbe::onAttention(const AttentionEvent& event) {
     if (event.layer < layers_ && event.head < heads_) {
         const size_t cell = size_t(event.layer * heads_ + event.head);
+        double sum = 0;
         for (int64_t row = 0; row < event.queryCount; ++row)
-            entropySum_[cell] += widgets::AttentionOverviewWidget::rowEntropy(
+            sum += widgets::AttentionOverviewWidget::rowEntropy(
                 event.weights.subspan(size_t(row * event.keyCount), size_t(event.keyCount)));
+        entropySum_[cell] += sum;
         rowsSeen_[cell] += event.queryCount;
+        stepEntropySum_[size_t(event.layer)] += sum;
+        stepRows_[size_t(event.layer)] += event.queryCount;
         overviewChanged_ = true;
     }
     if (event.layer == selectedLayer_.load())

@@ -62,6 +62,10 @@ class GuiProbe final : public Probe {
     void onSampling(int64_t step, const SamplingTrace& trace) override;
     void onStepEnd(const StepEvent& event) override;
 
+    // Mean attention entropy (nats) over the heads captured in `layer` during the step now ending;
+    // NaN when none was (read from the engine's thread, e.g. by the logit lens at step end).
+    double stepAttentionEntropy(int layer) const;
+
     // A chip for a generated token (its piece and the bytes it stands for).
     widgets::TokenChip chipFor(int32_t id, bool generated) const;
 
@@ -78,8 +82,10 @@ class GuiProbe final : public Probe {
     widgets::LoopTiming timing_;
     int64_t positions_ = 0;     // tokens run so far in this generation
     int64_t nextStepRows_ = 1;  // tokens the next step runs (the prompt's length before prefill)
-    std::vector<double> entropySum_;  // per (layer, head): summed row entropies
-    std::vector<int64_t> rowsSeen_;   // per (layer, head)
+    std::vector<double> entropySum_;      // per (layer, head): summed row entropies
+    std::vector<int64_t> rowsSeen_;       // per (layer, head)
+    std::vector<double> stepEntropySum_;  // per layer, this step
+    std::vector<int64_t> stepRows_;       // per layer, this step
     bool promptSkipped_ = false;
     size_t generatedFrom_ = SIZE_MAX;
     bool overviewChanged_ = false;

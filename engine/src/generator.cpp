@@ -105,6 +105,10 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
                             attention ? &*attention : nullptr);
         if (attention)
             attention->deliver(layer);
+        if (probes_->wantsHiddenStates())
+            probes_->hiddenState(
+                {event.index, layer, firstPosition + count - 1,
+                 std::span(residual_).subspan(size_t(count - 1) * hidden, hidden)});
         probes_->layerEnd({event.index, layer, secondsSince(start)});
     }
     cache_.commit(count);

@@ -41,6 +41,7 @@ void ProbeSet::refresh() {
         wants_.kvCache |= interest.kvCache;
         wants_.sampling |= interest.sampling;
         wants_.finished |= interest.finished;
+        wants_.hiddenStates |= interest.hiddenStates;
         anyAttention_ |= bool(interest.attention);
     }
 }

@@ -51,6 +51,15 @@ struct AttentionEvent {
     std::span<const float> weights;
 };
 
+// The residual stream of the step's last token after `layer` has run: what the logit lens reads.
+// `hidden` has hiddenSize values and is valid only during the call.
+struct HiddenStateEvent {
+    int64_t step = 0;
+    int64_t layer = 0;
+    int64_t position = 0;  // the token's position in the sequence
+    std::span<const float> hidden;
+};
+
 struct FinishedEvent {
     FinishReason reason = FinishReason::MaxTokens;
     int64_t generatedTokens = 0;
@@ -63,6 +72,7 @@ struct ProbeInterest {
     bool kvCache = false;
     bool sampling = false;
     bool finished = false;
+    bool hiddenStates = false;  // onHiddenState after every layer
     // Which (layer, head) attention blocks to deliver; empty: none.
     std::function<bool(int64_t layer, int64_t head)> attention;
 };
@@ -75,6 +85,7 @@ class Probe {
     virtual void onStepBegin(const StepEvent&) {}
     virtual void onLayerEnd(const LayerEvent&) {}
     virtual void onAttention(const AttentionEvent&) {}
+    virtual void onHiddenState(const HiddenStateEvent&) {}
     virtual void onKvCache(int64_t /*step*/, const KvCacheStats&) {}
     virtual void onSampling(int64_t /*step*/, const SamplingTrace&) {}
     virtual void onStepEnd(const StepEvent&) {}
@@ -97,6 +108,7 @@ class ProbeSet {
     bool wantsKvCache() const { return wants_.kvCache; }
     bool wantsSampling() const { return wants_.sampling; }
     bool wantsFinished() const { return wants_.finished; }
+    bool wantsHiddenStates() const { return wants_.hiddenStates; }
     bool anyAttention() const { return anyAttention_; }
     bool wantsAttention(int64_t layer, int64_t head) const;
 
@@ -114,6 +126,10 @@ class ProbeSet {
             each(&ProbeInterest::layers, [&](Probe& p) { p.onLayerEnd(event); });
     }
     void attention(const AttentionEvent& event) const;
+    void hiddenState(const HiddenStateEvent& event) const {
+        if (wants_.hiddenStates)
+            each(&ProbeInterest::hiddenStates, [&](Probe& p) { p.onHiddenState(event); });
+    }
     // Callers check wantsKvCache() first, so that the statistics are only gathered when wanted.
     void kvCacheStats(int64_t step, const KvCacheStats& stats) const {
         each(&ProbeInterest::kvCache, [&](Probe& p) { p.onKvCache(step, stats); });

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -501,9 +502,10 @@ void addInPlace(Matrix& x, const Matrix& y) {
         x.values[i] += y.values[i];
 }
 
-// The decoder, pre-norm with residuals, as both architectures define it.
+// The decoder, pre-norm with residuals, as both architectures define it: the residual stream
+// [T, H] after the last layer. `afterLayer` sees it after every layer (the logit lens's input).
 Matrix forward(const Weights& w, const Config& c, const std::vector<int32_t>& ids,
-               RopePairing pairing) {
+               RopePairing pairing, const std::function<void(const Matrix&)>& afterLayer = {}) {
     const int64_t T = int64_t(ids.size());
     Matrix x(T, c.hidden);  // [T, H]: the residual stream
     for (int64_t t = 0; t < T; ++t) {
@@ -526,9 +528,50 @@ Matrix forward(const Weights& w, const Config& c, const std::vector<int32_t>& id
 
         // Feed-forward block.
         addInPlace(x, mlp(rmsNorm(x, layer.ffnNorm, c.normEps), layer));
+        if (afterLayer)
+            afterLayer(x);
     }
+    return x;
+}
 
-    return linear(rmsNorm(x, w.finalNorm, c.normEps), w.output);  // [T, V]
+// The final norm and the LM head: x [T, H] → logits [T, V].
+Matrix logitsOf(const Weights& w, const Config& c, const Matrix& x) {
+    return linear(rmsNorm(x, w.finalNorm, c.normEps), w.output);
+}
+
+std::vector<std::vector<double>> rowsOf(const Matrix& m) {
+    std::vector<std::vector<double>> rows;
+    for (int64_t r = 0; r < m.rows; ++r)
+        rows.emplace_back(m.row(r), m.row(r) + m.cols);
+    return rows;
+}
+
+struct LoadedModel {
+    Config config;
+    Weights weights;
+};
+
+LoadedModel loadModel(const std::string& hfDirectory) {
+    const fs::path directory(hfDirectory);
+    const json configJson = SafetensorsDirectory::readJson(directory / "config.json");
+    const std::string modelType = optionalValue<std::string>(configJson, "model_type", "");
+    const SafetensorsDirectory safetensors(directory);
+
+    LoadedModel model;
+    if (modelType == "llama") {
+        model.config = llamaConfig(configJson);
+        validate(model.config);
+        model.weights = llamaWeights(safetensors, model.config,
+                                     optionalValue<bool>(configJson, "tie_word_embeddings", false));
+    } else if (modelType == "chatglm") {
+        model.config = chatglmConfig(configJson);
+        validate(model.config);
+        model.weights = chatglmWeights(safetensors, model.config);
+    } else {
+        throw ReferenceError(hfDirectory + "/config.json: model_type \"" + modelType +
+                             "\" is not supported by the reference (llama, chatglm)");
+    }
+    return model;
 }
 
 }  // namespace
@@ -544,33 +587,21 @@ double bfloat16ToDouble(uint16_t bits) {
 std::vector<std::vector<double>> referenceLogits(const std::string& hfDirectory,
                                                  const std::vector<int32_t>& ids,
                                                  const ReferenceOptions& options) {
-    const fs::path directory(hfDirectory);
-    const json configJson = SafetensorsDirectory::readJson(directory / "config.json");
-    const std::string modelType = optionalValue<std::string>(configJson, "model_type", "");
-    const SafetensorsDirectory safetensors(directory);
+    const LoadedModel model = loadModel(hfDirectory);
+    const RopePairing pairing = options.forceRopePairing.value_or(model.config.ropePairing);
+    return rowsOf(
+        logitsOf(model.weights, model.config, forward(model.weights, model.config, ids, pairing)));
+}
 
-    Config config;
-    Weights weights;
-    if (modelType == "llama") {
-        config = llamaConfig(configJson);
-        validate(config);
-        weights = llamaWeights(safetensors, config,
-                               optionalValue<bool>(configJson, "tie_word_embeddings", false));
-    } else if (modelType == "chatglm") {
-        config = chatglmConfig(configJson);
-        validate(config);
-        weights = chatglmWeights(safetensors, config);
-    } else {
-        throw ReferenceError(hfDirectory + "/config.json: model_type \"" + modelType +
-                             "\" is not supported by the reference (llama, chatglm)");
-    }
-
-    const Matrix logits =
-        forward(weights, config, ids, options.forceRopePairing.value_or(config.ropePairing));
-    std::vector<std::vector<double>> rows;
-    for (int64_t t = 0; t < logits.rows; ++t)
-        rows.emplace_back(logits.row(t), logits.row(t) + logits.cols);
-    return rows;
+std::vector<std::vector<double>> referenceLayerLogits(const std::string& hfDirectory,
+                                                      const std::vector<int32_t>& ids) {
+    const LoadedModel model = loadModel(hfDirectory);
+    std::vector<std::vector<double>> layers;
+    forward(model.weights, model.config, ids, model.config.ropePairing, [&](const Matrix& x) {
+        const Matrix last = sliceRows(x, x.rows - 1, 1);  // [1, H]
+        layers.push_back(rowsOf(logitsOf(model.weights, model.config, last)).front());
+    });
+    return layers;
 }
 
 }  // namespace inferlens::reference

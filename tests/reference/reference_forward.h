@@ -40,6 +40,11 @@ std::vector<std::vector<double>> referenceLogits(const std::string& hfDirectory,
                                                  const std::vector<int32_t>& ids,
                                                  const ReferenceOptions& options = {});
 
+// The logit lens, independently: for every layer l, the logits [vocab] that the final norm and the
+// LM head give for the last id's hidden state (the residual stream) after layer l.
+std::vector<std::vector<double>> referenceLayerLogits(const std::string& hfDirectory,
+                                                      const std::vector<int32_t>& ids);
+
 // Exact decodings of IEEE binary16 and bfloat16 bit patterns.
 double halfToDouble(uint16_t bits);
 double bfloat16ToDouble(uint16_t bits);

@@ -15,8 +15,8 @@
 namespace inferlens {
 
 struct KvExperimentOptions {
-    int64_t newTokens = 128;  // generated in each run (end of sequence does not stop it)
-    int threads = 0;          // 0: one per hardware thread
+    int64_t newTokens = 128;    // generated in each run (end of sequence does not stop it)
+    int threads = 0;            // 0: one per hardware thread
     double bytesPerWeight = 2;  // for the FLOP and byte counts (see stepCosts)
 };
 

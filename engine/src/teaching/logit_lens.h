@@ -23,8 +23,8 @@ struct LensRow {
 };
 
 struct LensStep {
-    int64_t step = 0;      // the outer loop's step (0: the prefill)
-    int64_t position = 0;  // the token whose hidden states these are (the step's last)
+    int64_t step = 0;           // the outer loop's step (0: the prefill)
+    int64_t position = 0;       // the token whose hidden states these are (the step's last)
     std::vector<LensRow> rows;  // one per layer, in order
 };
 
@@ -47,6 +47,9 @@ class LogitLens final : public Probe {
     int topK_;
     std::function<void(LensStep)> sink_;
     LensStep current_;
+    ForwardScratch scratch_;            // its own: the generator's is in use while the probe runs
+    std::vector<float> probabilities_;  // [vocab]
+    std::vector<int32_t> order_;        // [vocab]: token ids, the top-k sorted to the front
 };
 
 }  // namespace inferlens

@@ -47,8 +47,8 @@ struct StageCost {
 };
 
 struct StepCosts {
-    int64_t tokens = 0;         // tokens this step runs (the prompt's length, or 1)
-    int64_t firstPosition = 0;  // positions already in the KV cache
+    int64_t tokens = 0;             // tokens this step runs (the prompt's length, or 1)
+    int64_t firstPosition = 0;      // positions already in the KV cache
     std::vector<StageCost> stages;  // one per Stage, in order
     double flopsPerLayer = 0, bytesPerLayer = 0;  // sums of the repeating stages
     double flops = 0, bytes = 0;  // the whole step: layers × per-layer + the once-per-step stages
