@@ -265,6 +265,33 @@ class TestTeaching : public QObject {
         }
     }
 
+    void logitLensKeepsToTheSampleableIds() {
+        // With the output layer's last rows unsampleable (padding, as in ChatGLM), the lens's
+        // distribution is the softmax over the sampleable ids only, as the sampler's raw one is.
+        SyntheticModelOptions options;
+        options.architecture = "chatglm";
+        options.layers = kLensLayers;
+        const Model model = Model::open(test::writeSynthetic(dir_, "padded.gguf", options));
+        const int64_t sampleable = kVocab - 20;
+        std::vector<LensStep> steps;
+        LogitLens lens(
+            model, int(sampleable), [&](LensStep step) { steps.push_back(step); }, sampleable);
+        ProbeSet probes;
+        probes.add(&lens);
+        Generator generator(model, {}, &probes);
+        std::vector<float> logits(kVocab);
+        QVERIFY(generator.step(test::testIds(5, kVocab), logits));
+        QCOMPARE(steps.size(), size_t(1));
+        const LensRow& last = steps[0].rows.back();
+        QCOMPARE(int64_t(last.ids.size()), sampleable);
+        logits.resize(size_t(sampleable));
+        const std::vector<double> expected = softmax(logits);
+        for (size_t i = 0; i < last.ids.size(); ++i) {
+            QVERIFY(last.ids[i] < sampleable);
+            QVERIFY(std::abs(last.probabilities[i] - expected[size_t(last.ids[i])]) < 1e-6);
+        }
+    }
+
     void kvExperimentGivesIdenticalTokensAndGrowingCosts() {
         const Model model = Model::open(glmPath_);
         const std::vector<int32_t> prompt = test::testIds(5, kVocab);

@@ -36,6 +36,161 @@
     </message>
 </context>
 <context>
+    <name>GuidedTour</name>
+    <message>
+        <source>1. Chat template and tokenization</source>
+        <translation>1. 聊天模板与分词</translation>
+    </message>
+    <message>
+        <source>Your message was wrapped in the &lt;b&gt;%1&lt;/b&gt; chat template and cut into &lt;b&gt;%2 tokens&lt;/b&gt;: %3… Each chip is one entry of the %4-entry vocabulary; hover one for its id and bytes.</source>
+        <translation>你的消息先套上 &lt;b&gt;%1&lt;/b&gt; 聊天模板，再切分成 &lt;b&gt;%2 个词元&lt;/b&gt;：%3… 每个小块是 %4 个词表条目中的一个；把鼠标悬停在上面可以看到它的 ID 和字节。</translation>
+    </message>
+    <message>
+        <source>Send a message: it is wrapped in the &lt;b&gt;%1&lt;/b&gt; chat template and cut into tokens from the %2-entry vocabulary.</source>
+        <translation>发送一条消息：它会套上 &lt;b&gt;%1&lt;/b&gt; 聊天模板，再切分成来自 %2 个词表条目的词元。</translation>
+    </message>
+    <message>
+        <source>2. Embedding lookup</source>
+        <translation>2. 词嵌入查表</translation>
+    </message>
+    <message>
+        <source>Each token id selects one row of the embedding table [%1, %2]. The %3 tokens become the hidden states %4: one vector of %2 numbers per token.</source>
+        <translation>每个词元 ID 选出嵌入表 [%1, %2] 中的一行。%3 个词元变成隐藏状态 %4：每个词元一个含 %2 个数的向量。</translation>
+    </message>
+    <message>
+        <source>3. The inner loop: %1 layers</source>
+        <translation>3. 内层循环：%1 层</translation>
+    </message>
+    <message>
+        <source>The hidden states now pass through %1 identical layers, one after the other (the rows of the double-loop grid). Each starts with RMSNorm: every vector is divided by its root mean square and scaled by learned weights, shape unchanged %2.</source>
+        <translation>隐藏状态依次经过 %1 个结构相同的层（即双重循环网格的各行）。每层先做 RMSNorm：每个向量除以其均方根，再乘以学到的权重，形状不变 %2。</translation>
+    </message>
+    <message>
+        <source>4. Query, key and value</source>
+        <translation>4. 查询、键与值</translation>
+    </message>
+    <message>
+        <source>Three projections turn each vector into a query %1 — %2 heads of %3 numbers — and a key and a value %4 each: %5 %6 shared by all query heads. That is %7 of arithmetic per layer for this prompt.</source>
+        <translation>三个投影把每个向量变成查询 %1（%2 个头，每个 %3 个数），以及各为 %4 的键和值：%5 个%6由所有查询头共享。对这个提示，每层要做 %7 的运算。</translation>
+    </message>
+    <message>
+        <source>key/value head</source>
+        <translation>键/值头</translation>
+    </message>
+    <message>
+        <source>key/value heads</source>
+        <translation>键/值头</translation>
+    </message>
+    <message>
+        <source>5. RoPE</source>
+        <translation>5. 旋转位置编码（RoPE）</translation>
+    </message>
+    <message>
+        <source>Rotary position embedding turns the first %1 of each head's %2 numbers by angles that grow with the token's position, so that the dot product of a query and a key depends on how far apart they are.</source>
+        <translation>旋转位置编码把每个头 %2 个数中的前 %1 个按随词元位置增大的角度旋转，使查询与键的点积取决于二者相距多远。</translation>
+    </message>
+    <message>
+        <source>6. Scores and softmax</source>
+        <translation>6. 注意力分数与 softmax</translation>
+    </message>
+    <message>
+        <source>Each query is compared with the key of every earlier token (the causal mask): %1 scores per head, divided by √%2 and turned into weights that sum to 1 by softmax. The heat map shows them for layer %3, head %4: row = query, column = key.</source>
+        <translation>每个查询与之前每个词元的键比较（因果掩码）：每个头 %1 个分数，除以 √%2 后经 softmax 变成和为 1 的权重。热力图显示第 %3 层第 %4 个头的权重：行 = 查询，列 = 键。</translation>
+    </message>
+    <message>
+        <source>7. Weighted sum, output projection, residual</source>
+        <translation>7. 加权求和、输出投影与残差</translation>
+    </message>
+    <message>
+        <source>Each head adds up the values with those weights %1; the heads are joined and projected back to %2 numbers per token, and added to the hidden states (the residual stream), which keep their shape %3.</source>
+        <translation>每个头用这些权重对值加权求和 %1；各头拼接后投影回每个词元 %2 个数，再加到隐藏状态（残差流）上，形状保持 %3。</translation>
+    </message>
+    <message>
+        <source>8. RMSNorm, SwiGLU MLP, residual</source>
+        <translation>8. RMSNorm、SwiGLU MLP 与残差</translation>
+    </message>
+    <message>
+        <source>A second RMSNorm, then the MLP widens every vector to %1 (two projections, one through SiLU, multiplied), and narrows it back to %2; the result is added to the residual stream. The MLP holds most of the weights: %3 per layer and prompt.</source>
+        <translation>再做一次 RMSNorm，然后 MLP 把每个向量扩展到 %1（两个投影，其一经过 SiLU，再相乘），又压缩回 %2；结果加到残差流上。MLP 占了大部分权重：每层每个提示 %3。</translation>
+    </message>
+    <message>
+        <source>9. Final norm and LM head</source>
+        <translation>9. 最终归一化与语言模型头</translation>
+    </message>
+    <message>
+        <source>After layer %1, a last RMSNorm, and the LM head turns the last token's vector into logits over %2 entries %3: one score for every token the model could say next.</source>
+        <translation>第 %1 层之后再做一次 RMSNorm，语言模型头把最后一个词元的向量变成 %2 个条目上的 logits %3：模型下一步可能说出的每个词元各有一个分数。</translation>
+    </message>
+    <message>
+        <source>10. Sampling</source>
+        <translation>10. 采样</translation>
+    </message>
+    <message>
+        <source>Softmax turns the logits into probabilities; temperature %1 sharpens or flattens them, top-k %2 and top-p %3 cut the tail: %4 candidates were left, and the draw chose “%5” (p = %6). Move a slider while paused to re-shape this step.</source>
+        <translation>softmax 把 logits 变成概率；温度 %1 让分布更尖或更平，top-k %2 与 top-p %3 截掉长尾：剩下 %4 个候选，抽样选中了“%5”（p = %6）。暂停时拖动滑块可以重新塑造这一步。</translation>
+    </message>
+    <message>
+        <source>Softmax turns the logits into probabilities; temperature %1 sharpens or flattens them, top-k %2 and top-p %3 cut the tail, and one token is drawn.</source>
+        <translation>softmax 把 logits 变成概率；温度 %1 让分布更尖或更平，top-k %2 与 top-p %3 截掉长尾，然后抽取一个词元。</translation>
+    </message>
+    <message>
+        <source>11. The outer loop</source>
+        <translation>11. 外层循环</translation>
+    </message>
+    <message>
+        <source>The chosen token is appended and the whole inner loop runs again, for that one token only: the double-loop grid has one column per step. This answer took %1 tokens and ended with “%2”.</source>
+        <translation>选中的词元被追加到序列末尾，整个内层循环再为这一个词元运行一遍：双重循环网格每步一列。这次回答用了 %1 个词元，以“%2”结束。</translation>
+    </message>
+    <message>
+        <source>The chosen token is appended and the inner loop runs again for it, until the end-of-sequence token or the length limit.</source>
+        <translation>选中的词元被追加到序列末尾，内层循环再为它运行一遍，直到遇到结束词元或达到长度上限。</translation>
+    </message>
+    <message>
+        <source>12. The KV cache</source>
+        <translation>12. KV 缓存</translation>
+    </message>
+    <message>
+        <source>Keys and values of past tokens never change, so each layer keeps them: the next step computes one new query, key and value and reads the rest from the cache. It holds %1 per token here (f32), at most %2 tokens. With %3 key/value groups instead of %4 heads it needs %5 per token at fp16 instead of %6: the KV panel draws both lines.</source>
+        <translation>过去词元的键和值不会改变，所以每层都把它们存起来：下一步只需计算一个新的查询、键和值，其余从缓存读取。这里每个词元占 %1（f32），最多 %2 个词元。由于只有 %3 个键/值组而不是 %4 个头，fp16 下每个词元只需 %5，而不是 %6：KV 面板画出了这两条线。</translation>
+    </message>
+    <message>
+        <source>13. What a step costs</source>
+        <translation>13. 一步的代价</translation>
+    </message>
+    <message>
+        <source>The prompt's step does %1 and moves %2: %3 FLOP per byte, compute-bound. A decode step does %4 for one token but still reads every weight (%5): %6 FLOP per byte, bound by memory bandwidth. The shapes-and-costs table lists every stage.</source>
+        <translation>处理提示的那一步做 %1 运算、搬运 %2 数据：每字节 %3 FLOP，受算力限制。解码一步只为一个词元做 %4 运算，却仍要读取全部权重（%5）：每字节 %6 FLOP，受内存带宽限制。“形状与代价”表列出了每个阶段。</translation>
+    </message>
+    <message>
+        <source>%1 TFLOP</source>
+        <translation>%1 TFLOP</translation>
+    </message>
+    <message>
+        <source>%1 GFLOP</source>
+        <translation>%1 GFLOP</translation>
+    </message>
+    <message>
+        <source>%1 MFLOP</source>
+        <translation>%1 MFLOP</translation>
+    </message>
+    <message>
+        <source>%1 kFLOP</source>
+        <translation>%1 kFLOP</translation>
+    </message>
+    <message>
+        <source>%1 GiB</source>
+        <translation>%1 GiB</translation>
+    </message>
+    <message>
+        <source>%1 MiB</source>
+        <translation>%1 MiB</translation>
+    </message>
+    <message>
+        <source>%1 KiB</source>
+        <translation>%1 KiB</translation>
+    </message>
+</context>
+<context>
     <name>PanelExport</name>
     <message>
         <source>Nothing to export.</source>
@@ -138,6 +293,14 @@
     <message>
         <source>token %1 is not in the vocabulary</source>
         <translation>词元 %1 不在词表中</translation>
+    </message>
+    <message>
+        <source>send a message first: the experiment reruns its prompt</source>
+        <translation>请先发送一条消息：实验会重新运行它的提示</translation>
+    </message>
+    <message>
+        <source>cancelled</source>
+        <translation>已取消</translation>
     </message>
 </context>
 <context>
@@ -466,6 +629,26 @@
         <source>Branches</source>
         <translation>分支</translation>
     </message>
+    <message>
+        <source>Guided tour</source>
+        <translation>导览</translation>
+    </message>
+    <message>
+        <source>Shapes and costs</source>
+        <translation>形状与代价</translation>
+    </message>
+    <message>
+        <source>Logit lens</source>
+        <translation>Logit 透镜</translation>
+    </message>
+    <message>
+        <source>KV cache experiment</source>
+        <translation>KV 缓存实验</translation>
+    </message>
+    <message>
+        <source>KV cache experiment running (Stop cancels)</source>
+        <translation>KV 缓存实验进行中（“停止”可取消）</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -504,6 +687,115 @@
     <message>
         <source>Seed</source>
         <translation>随机种子</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::StepCostsView</name>
+    <message>
+        <source>The stages of the next step appear here as it runs.</source>
+        <translation>下一步运行时，它的各个阶段会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Step %1 (%2): %3 token(s) after %4 · per layer %5 and %6 moved · %7 FLOP per byte: %8</source>
+        <translation>第 %1 步（%2）：在 %4 个词元之后处理 %3 个 · 每层 %5 运算、搬运 %6 · 每字节 %7 FLOP：%8</translation>
+    </message>
+    <message>
+        <source>prefill</source>
+        <translation>预填充</translation>
+    </message>
+    <message>
+        <source>decode</source>
+        <translation>解码</translation>
+    </message>
+    <message>
+        <source>memory-bound</source>
+        <translation>受内存带宽限制</translation>
+    </message>
+    <message>
+        <source>compute-bound</source>
+        <translation>受算力限制</translation>
+    </message>
+    <message>
+        <source> · measured: %1 ms per layer, %2/s and %3/s</source>
+        <translation> · 实测：每层 %1 毫秒，%2/s 与 %3/s</translation>
+    </message>
+    <message>
+        <source>stage</source>
+        <translation>阶段</translation>
+    </message>
+    <message>
+        <source>tensor</source>
+        <translation>张量</translation>
+    </message>
+    <message>
+        <source>shape</source>
+        <translation>形状</translation>
+    </message>
+    <message>
+        <source>FLOPs</source>
+        <translation>FLOPs</translation>
+    </message>
+    <message>
+        <source>bytes moved</source>
+        <translation>搬运字节</translation>
+    </message>
+    <message>
+        <source>FLOP / byte</source>
+        <translation>FLOP / 字节</translation>
+    </message>
+    <message>
+        <source>per layer</source>
+        <translation>每层</translation>
+    </message>
+    <message>
+        <source>once</source>
+        <translation>一次</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::TeachingViews</name>
+    <message>
+        <source>Experiment: %1</source>
+        <translation>实验：%1</translation>
+    </message>
+    <message>
+        <source>Compute the logit lens from the next step (one LM head per layer and step: slower)</source>
+        <translation>从下一步起计算 logit 透镜（每层每步一次语言模型头：更慢）</translation>
+    </message>
+    <message>
+        <source>New tokens per run</source>
+        <translation>每次运行的新词元数</translation>
+    </message>
+    <message>
+        <source>Run with and without the KV cache</source>
+        <translation>分别在有/无 KV 缓存时运行</translation>
+    </message>
+    <message>
+        <source>Greedy generation of the last prompt twice: with the cache, then rerunning the whole sequence at every step (Stop cancels)</source>
+        <translation>对上一个提示做两次贪心生成：先用缓存，再在每一步重新运行整个序列（“停止”可取消）</translation>
+    </message>
+    <message>
+        <source>%1 key/value groups instead of %2 heads: %3 KiB instead of %4 KiB per token at fp16 (%5 layers × keys and values × %1 × %6 numbers × 2 bytes), %7× less memory.</source>
+        <translation>%1 个键/值组而不是 %2 个头：fp16 下每个词元 %3 KiB 而不是 %4 KiB（%5 层 × 键和值 × %1 × %6 个数 × 2 字节），内存少 %7 倍。</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::TourPanel</name>
+    <message>
+        <source>Back</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2</source>
+        <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>Open a model to start the tour</source>
+        <translation>打开一个模型以开始导览</translation>
     </message>
 </context>
 <context>
@@ -724,6 +1016,64 @@ whole step: %5</source>
     <message>
         <source>a full multi-head cache would hold %1 (%2×)</source>
         <translation>完整多头缓存将占用 %1（%2 倍）</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::KvExperimentChartWidget</name>
+    <message>
+        <source>%1 tokens: %2× faster</source>
+        <translation>%1 个词元：快 %2 倍</translation>
+    </message>
+    <message>
+        <source> (%1× the FLOPs without)</source>
+        <translation>（无缓存时 FLOPs 为 %1 倍）</translation>
+    </message>
+    <message>
+        <source>Run the experiment to compare</source>
+        <translation>运行实验以进行比较</translation>
+    </message>
+    <message>
+        <source>Running…</source>
+        <translation>运行中…</translation>
+    </message>
+    <message>
+        <source> · the two runs chose different tokens!</source>
+        <translation> · 两次运行选出的词元不同！</translation>
+    </message>
+    <message>
+        <source>with the KV cache</source>
+        <translation>使用 KV 缓存</translation>
+    </message>
+    <message>
+        <source>without (each step reruns the sequence)</source>
+        <translation>不使用（每步重新运行整个序列）</translation>
+    </message>
+    <message>
+        <source>generated token</source>
+        <translation>生成的词元</translation>
+    </message>
+    <message>
+        <source>milliseconds</source>
+        <translation>毫秒</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::LogitLensWidget</name>
+    <message>
+        <source>‖h‖</source>
+        <translation>‖h‖</translation>
+    </message>
+    <message>
+        <source>entropy</source>
+        <translation>熵</translation>
+    </message>
+    <message>
+        <source>#%1</source>
+        <translation>#%1</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
     </message>
 </context>
 <context>

@@ -140,4 +140,113 @@ ZH_CN = {
     'No branches yet: click a candidate in the sampling panel to force it and continue.':
         '还没有分支：在采样面板中点击一个候选词元，即可强制选择它并继续生成。',
     'Branches': '分支',
+    '1. Chat template and tokenization': '1. 聊天模板与分词',
+    'Your message was wrapped in the <b>%1</b> chat template and cut into <b>%2 tokens</b>: %3… '
+    'Each chip is one entry of the %4-entry vocabulary; hover one for its id and bytes.':
+        '你的消息先套上 <b>%1</b> 聊天模板，再切分成 <b>%2 个词元</b>：%3… 每个小块是 %4 个词表条目中的一个；'
+        '把鼠标悬停在上面可以看到它的 ID 和字节。',
+    'Send a message: it is wrapped in the <b>%1</b> chat template and cut into tokens from the '
+    '%2-entry vocabulary.': '发送一条消息：它会套上 <b>%1</b> 聊天模板，再切分成来自 %2 个词表条目的词元。',
+    '2. Embedding lookup': '2. 词嵌入查表',
+    'Each token id selects one row of the embedding table [%1, %2]. The %3 tokens become the '
+    'hidden states %4: one vector of %2 numbers per token.':
+        '每个词元 ID 选出嵌入表 [%1, %2] 中的一行。%3 个词元变成隐藏状态 %4：每个词元一个含 %2 个数的向量。',
+    '3. The inner loop: %1 layers': '3. 内层循环：%1 层',
+    'The hidden states now pass through %1 identical layers, one after the other (the rows of the '
+    'double-loop grid). Each starts with RMSNorm: every vector is divided by its root mean square '
+    'and scaled by learned weights, shape unchanged %2.':
+        '隐藏状态依次经过 %1 个结构相同的层（即双重循环网格的各行）。每层先做 RMSNorm：每个向量除以其均方根，'
+        '再乘以学到的权重，形状不变 %2。',
+    '4. Query, key and value': '4. 查询、键与值',
+    'Three projections turn each vector into a query %1 — %2 heads of %3 numbers — and a key and '
+    'a value %4 each: %5 %6 shared by all query heads. That is %7 of arithmetic per layer for '
+    'this prompt.': '三个投影把每个向量变成查询 %1（%2 个头，每个 %3 个数），以及各为 %4 的键和值：'
+                    '%5 个%6由所有查询头共享。对这个提示，每层要做 %7 的运算。',
+    'key/value head': '键/值头', 'key/value heads': '键/值头',
+    '5. RoPE': '5. 旋转位置编码（RoPE）',
+    "Rotary position embedding turns the first %1 of each head's %2 numbers by angles that grow "
+    "with the token's position, so that the dot product of a query and a key depends on how far "
+    'apart they are.': '旋转位置编码把每个头 %2 个数中的前 %1 个按随词元位置增大的角度旋转，'
+                       '使查询与键的点积取决于二者相距多远。',
+    '6. Scores and softmax': '6. 注意力分数与 softmax',
+    'Each query is compared with the key of every earlier token (the causal mask): %1 scores per '
+    'head, divided by √%2 and turned into weights that sum to 1 by softmax. The heat map shows '
+    'them for layer %3, head %4: row = query, column = key.':
+        '每个查询与之前每个词元的键比较（因果掩码）：每个头 %1 个分数，除以 √%2 后经 softmax 变成和为 1 的权重。'
+        '热力图显示第 %3 层第 %4 个头的权重：行 = 查询，列 = 键。',
+    '7. Weighted sum, output projection, residual': '7. 加权求和、输出投影与残差',
+    'Each head adds up the values with those weights %1; the heads are joined and projected back '
+    'to %2 numbers per token, and added to the hidden states (the residual stream), which keep '
+    'their shape %3.': '每个头用这些权重对值加权求和 %1；各头拼接后投影回每个词元 %2 个数，'
+                       '再加到隐藏状态（残差流）上，形状保持 %3。',
+    '8. RMSNorm, SwiGLU MLP, residual': '8. RMSNorm、SwiGLU MLP 与残差',
+    'A second RMSNorm, then the MLP widens every vector to %1 (two projections, one through SiLU, '
+    'multiplied), and narrows it back to %2; the result is added to the residual stream. The MLP '
+    'holds most of the weights: %3 per layer and prompt.':
+        '再做一次 RMSNorm，然后 MLP 把每个向量扩展到 %1（两个投影，其一经过 SiLU，再相乘），'
+        '又压缩回 %2；结果加到残差流上。MLP 占了大部分权重：每层每个提示 %3。',
+    '9. Final norm and LM head': '9. 最终归一化与语言模型头',
+    "After layer %1, a last RMSNorm, and the LM head turns the last token's vector into logits "
+    'over %2 entries %3: one score for every token the model could say next.':
+        '第 %1 层之后再做一次 RMSNorm，语言模型头把最后一个词元的向量变成 %2 个条目上的 logits %3：'
+        '模型下一步可能说出的每个词元各有一个分数。',
+    '10. Sampling': '10. 采样',
+    'Softmax turns the logits into probabilities; temperature %1 sharpens or flattens them, top-k '
+    '%2 and top-p %3 cut the tail: %4 candidates were left, and the draw chose “%5” (p = %6). Move '
+    'a slider while paused to re-shape this step.':
+        'softmax 把 logits 变成概率；温度 %1 让分布更尖或更平，top-k %2 与 top-p %3 截掉长尾：剩下 %4 个候选，'
+        '抽样选中了“%5”（p = %6）。暂停时拖动滑块可以重新塑造这一步。',
+    'Softmax turns the logits into probabilities; temperature %1 sharpens or flattens them, top-k '
+    '%2 and top-p %3 cut the tail, and one token is drawn.':
+        'softmax 把 logits 变成概率；温度 %1 让分布更尖或更平，top-k %2 与 top-p %3 截掉长尾，然后抽取一个词元。',
+    '11. The outer loop': '11. 外层循环',
+    'The chosen token is appended and the whole inner loop runs again, for that one token only: '
+    'the double-loop grid has one column per step. This answer took %1 tokens and ended with '
+    '“%2”.': '选中的词元被追加到序列末尾，整个内层循环再为这一个词元运行一遍：双重循环网格每步一列。'
+             '这次回答用了 %1 个词元，以“%2”结束。',
+    'The chosen token is appended and the inner loop runs again for it, until the '
+    'end-of-sequence token or the length limit.':
+        '选中的词元被追加到序列末尾，内层循环再为它运行一遍，直到遇到结束词元或达到长度上限。',
+    '12. The KV cache': '12. KV 缓存',
+    'Keys and values of past tokens never change, so each layer keeps them: the next step '
+    'computes one new query, key and value and reads the rest from the cache. It holds %1 per '
+    'token here (f32), at most %2 tokens. With %3 key/value groups instead of %4 heads it needs '
+    '%5 per token at fp16 instead of %6: the KV panel draws both lines.':
+        '过去词元的键和值不会改变，所以每层都把它们存起来：下一步只需计算一个新的查询、键和值，其余从缓存读取。'
+        '这里每个词元占 %1（f32），最多 %2 个词元。由于只有 %3 个键/值组而不是 %4 个头，fp16 下每个词元只需 %5，'
+        '而不是 %6：KV 面板画出了这两条线。',
+    '13. What a step costs': '13. 一步的代价',
+    "The prompt's step does %1 and moves %2: %3 FLOP per byte, compute-bound. A decode step does "
+    '%4 for one token but still reads every weight (%5): %6 FLOP per byte, bound by memory '
+    'bandwidth. The shapes-and-costs table lists every stage.':
+        '处理提示的那一步做 %1 运算、搬运 %2 数据：每字节 %3 FLOP，受算力限制。解码一步只为一个词元做 %4 运算，'
+        '却仍要读取全部权重（%5）：每字节 %6 FLOP，受内存带宽限制。“形状与代价”表列出了每个阶段。',
+    '%1 TFLOP': '%1 TFLOP', '%1 GFLOP': '%1 GFLOP', '%1 MFLOP': '%1 MFLOP', '%1 kFLOP': '%1 kFLOP',
+    'send a message first: the experiment reruns its prompt': '请先发送一条消息：实验会重新运行它的提示',
+    'cancelled': '已取消', 'Guided tour': '导览', 'Shapes and costs': '形状与代价',
+    'Logit lens': 'Logit 透镜', 'KV cache experiment': 'KV 缓存实验',
+    'KV cache experiment running (Stop cancels)': 'KV 缓存实验进行中（“停止”可取消）',
+    'The stages of the next step appear here as it runs.': '下一步运行时，它的各个阶段会显示在这里。',
+    'Step %1 (%2): %3 token(s) after %4 · per layer %5 and %6 moved · %7 FLOP per byte: %8':
+        '第 %1 步（%2）：在 %4 个词元之后处理 %3 个 · 每层 %5 运算、搬运 %6 · 每字节 %7 FLOP：%8',
+    'memory-bound': '受内存带宽限制', 'compute-bound': '受算力限制',
+    ' · measured: %1 ms per layer, %2/s and %3/s': ' · 实测：每层 %1 毫秒，%2/s 与 %3/s',
+    'stage': '阶段', 'tensor': '张量', 'shape': '形状', 'FLOPs': 'FLOPs', 'bytes moved': '搬运字节',
+    'FLOP / byte': 'FLOP / 字节', 'per layer': '每层', 'once': '一次', 'Experiment: %1': '实验：%1',
+    'Compute the logit lens from the next step (one LM head per layer and step: slower)':
+        '从下一步起计算 logit 透镜（每层每步一次语言模型头：更慢）',
+    'New tokens per run': '每次运行的新词元数', 'Run with and without the KV cache': '分别在有/无 KV 缓存时运行',
+    'Greedy generation of the last prompt twice: with the cache, then rerunning the whole '
+    'sequence at every step (Stop cancels)': '对上一个提示做两次贪心生成：先用缓存，再在每一步重新运行整个序列（“停止”可取消）',
+    '%1 key/value groups instead of %2 heads: %3 KiB instead of %4 KiB per token at fp16 (%5 '
+    'layers × keys and values × %1 × %6 numbers × 2 bytes), %7× less memory.':
+        '%1 个键/值组而不是 %2 个头：fp16 下每个词元 %3 KiB 而不是 %4 KiB'
+        '（%5 层 × 键和值 × %1 × %6 个数 × 2 字节），内存少 %7 倍。',
+    'Back': '上一步', 'Next': '下一步', 'Step %1 of %2': '第 %1 步，共 %2 步',
+    'Open a model to start the tour': '打开一个模型以开始导览',
+    '%1 tokens: %2× faster': '%1 个词元：快 %2 倍', ' (%1× the FLOPs without)': '（无缓存时 FLOPs 为 %1 倍）',
+    'Run the experiment to compare': '运行实验以进行比较', 'Running…': '运行中…',
+    ' · the two runs chose different tokens!': ' · 两次运行选出的词元不同！',
+    'with the KV cache': '使用 KV 缓存', 'without (each step reruns the sequence)': '不使用（每步重新运行整个序列）',
+    'generated token': '生成的词元', 'milliseconds': '毫秒', '‖h‖': '‖h‖', '#%1': '#%1',
 }

@@ -13,6 +13,8 @@
 #include "panel_conversion.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
+#include "teaching/kv_cache_experiment.h"
+#include "teaching/logit_lens.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/streaming_detokenizer.h"
 #include "tokenizer/tokenizer.h"
@@ -166,6 +168,9 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
         summary.heads = int(c.headCount);
         summary.device = QStringLiteral("CPU");
         summary.chatTemplate = QString::fromUtf8(chatTemplateName(chatKind).data());
+        summary.config = c;
+        summary.bytesPerWeight =
+            double(model->files().weightBytes()) / double(std::max<int64_t>(1, summary.parameters));
         // What refers to the old tokenizer goes before it does.
         probe_.reset();
         retain(nullptr);
@@ -248,6 +253,28 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
             tokenizer_.get());
         probes.add(&*traceWriter);
     }
+    // The lens reads the GUI probe's attention entropies at step end: it must come after it.
+    std::optional<LogitLens> lens;
+    if (lensEnabled_.load()) {
+        lens.emplace(
+            *model_, 5,
+            [this](LensStep step) {
+                widgets::LensSnapshot snapshot{int(step.step), int(step.position), {}};
+                for (const LensRow& row : step.rows) {
+                    widgets::LensLayer layer{int(row.layer),
+                                             row.residualNorm,
+                                             probe_->stepAttentionEntropy(int(row.layer)),
+                                             {}};
+                    for (size_t i = 0; i < row.ids.size(); ++i)
+                        layer.top.push_back({QString::fromStdString(tokenizer_->piece(row.ids[i])),
+                                             row.probabilities[i]});
+                    snapshot.layers.push_back(std::move(layer));
+                }
+                emit lensStep(snapshot);
+            },
+            tokenizer_->tokenCount());
+        probes.add(&*lens);
+    }
     GeneratorOptions options;
     options.threads = 0;
     options.contextSize = contextSize_;
@@ -308,6 +335,35 @@ void EngineWorker::recomputeAttention(int layer, quint64 serial) {
     }
 }
 
+void EngineWorker::runKvExperiment(int tokens) {
+    try {
+        if (!model_ || lastRun_.info.tokens.empty())
+            throw Error(tr("send a message first: the experiment reruns its prompt").toStdString());
+        std::vector<int32_t> prompt = lastRun_.info.ids();
+        prompt.resize(lastRun_.promptTokens);
+        control_.clearCancel();
+        KvExperimentOptions options;
+        options.newTokens = tokens;
+        options.bytesPerWeight = double(model_->files().weightBytes()) /
+                                 double(std::max<int64_t>(1, model_->files().parameterCount()));
+        const KvExperimentOutcome outcome = runKvCacheExperiment(
+            *model_, prompt, options, &control_, [this, tokens](bool kvCache, int64_t done) {
+                emit kvExperimentProgress(kvCache, done, tokens);
+            });
+        const KvExperimentResult& r = outcome.result;
+        widgets::KvExperimentData data;
+        data.promptTokens = int(r.promptTokens);
+        data.secondsWithCache = r.withCache.secondsPerToken;
+        data.secondsWithoutCache = r.withoutCache.secondsPerToken;
+        data.flopsWithCache = r.withCache.flopsPerToken;
+        data.flopsWithoutCache = r.withoutCache.flopsPerToken;
+        data.identical = outcome.cancelled || r.identical();
+        emit kvExperimentFinished(data, outcome.cancelled ? tr("cancelled") : QString());
+    } catch (const std::exception& error) {
+        emit kvExperimentFinished({}, QString::fromUtf8(error.what()));
+    }
+}
+
 EngineSession::EngineSession(QObject* parent) : QObject(parent), worker_(new EngineWorker) {
     registerEngineMetaTypes();
     thread_.setObjectName(QStringLiteral("inferlens-engine"));
@@ -329,6 +385,8 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<ModelSummary>();
     qRegisterMetaType<LoadPlan>();
     qRegisterMetaType<AttentionOverview>();
+    qRegisterMetaType<widgets::LensSnapshot>();
+    qRegisterMetaType<widgets::KvExperimentData>();
     qRegisterMetaType<ChatTurn>();
     qRegisterMetaType<QList<ChatTurn>>();
     qRegisterMetaType<std::vector<widgets::TokenChip>>();

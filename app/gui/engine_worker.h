@@ -17,6 +17,7 @@
 
 #include "generation_control.h"
 #include "gui_probe.h"
+#include "models/model_config.h"
 #include "panel_data.h"
 #include "sampling/sampling_params.h"
 #include "tokenizer/tokenizer.h"
@@ -41,6 +42,8 @@ struct ModelSummary {
     int heads = 0;
     QString device;
     QString chatTemplate;
+    ModelConfig config;         // for the teaching views' shapes and costs
+    double bytesPerWeight = 2;  // the weights' bytes over the parameter count
 };
 
 // What loading a model will take, known once its files are validated and before the weights are
@@ -93,6 +96,8 @@ class EngineWorker : public QObject {
     // the serial to pass to recomputeAttention (older serials are skipped).
     quint64 beginRecompute();
     std::shared_ptr<const RetainedStep> retainedStep() const;
+    // The logit lens costs one LM-head product per layer and step: on only while it is shown.
+    void setLensEnabled(bool on) { lensEnabled_.store(on); }
 
   public slots:
     // contextSize 0: the model's own, at most 4,096 tokens.
@@ -104,6 +109,9 @@ class EngineWorker : public QObject {
     void branch(int samplingStep, int forcedId, int maxNewTokens);
     // All heads of `layer` over the last generation's tokens, as attention signals (chunked).
     void recomputeAttention(int layer, quint64 serial);
+    // The KV cache on/off experiment on the last generation's prompt (greedy, `tokens` new tokens
+    // in each run); Stop cancels it.
+    void runKvExperiment(int tokens);
 
   signals:
     void loadPlanned(const inferlens::gui::LoadPlan& plan);
@@ -120,6 +128,11 @@ class EngineWorker : public QObject {
     // The generation's trace is complete in this file (JSON lines, the format of
     // `inferlens-cli trace`, with the selected head's attention), valid until the next generation.
     void traceRecorded(const QString& path);
+    void lensStep(const inferlens::widgets::LensSnapshot& snapshot);
+    void kvExperimentProgress(bool withCache, qint64 done, qint64 total);
+    // `error` empty: the experiment completed (cancelled: a message says so).
+    void kvExperimentFinished(const inferlens::widgets::KvExperimentData& data,
+                              const QString& error);
     // A recomputation ended: complete, or cancelled / failed (then `message` says why).
     void attentionRecomputed(int layer, bool complete, const QString& message);
     // reason: "eos", "max tokens", "context full", "cancelled", or an error message.
@@ -148,6 +161,7 @@ class EngineWorker : public QObject {
     GenerationControl recomputeControl_;
     std::atomic<quint64> recomputeSerial_{0};
     std::atomic<bool> loadCancelled_{false};
+    std::atomic<bool> lensEnabled_{false};
     mutable std::mutex retainedMutex_;
     std::shared_ptr<const RetainedStep> retained_;
     std::mutex samplingMutex_;
@@ -181,4 +195,6 @@ void registerEngineMetaTypes();
 Q_DECLARE_METATYPE(inferlens::gui::ModelSummary)
 Q_DECLARE_METATYPE(inferlens::gui::LoadPlan)
 Q_DECLARE_METATYPE(inferlens::gui::AttentionOverview)
+Q_DECLARE_METATYPE(inferlens::widgets::LensSnapshot)
+Q_DECLARE_METATYPE(inferlens::widgets::KvExperimentData)
 Q_DECLARE_METATYPE(inferlens::gui::ChatTurn)

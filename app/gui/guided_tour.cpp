@@ -55,10 +55,8 @@ class Tour {
             tr("Three projections turn each vector into a query %1 — %2 heads of %3 numbers — and "
                "a key and a value %4 each: %5 %6 shared by all query heads. That is %7 of "
                "arithmetic per layer for this prompt.")
-                .arg(shapeOf(Stage::QkvProjection, QStringLiteral("query")),
-                     groupedNumber(c.headCount), groupedNumber(c.headDim),
-                     shapeOf(Stage::QkvProjection, QStringLiteral("key/value")),
-                     groupedNumber(c.kvHeadCount),
+                .arg(shapeOf(Stage::QkvProjection), groupedNumber(c.headCount),
+                     groupedNumber(c.headDim), shapeOf(Stage::Rope), groupedNumber(c.kvHeadCount),
                      c.kvHeadCount == 1 ? tr("key/value head") : tr("key/value heads"),
                      flops(prefill_.stage(Stage::QkvProjection).flops)),
             "attentionDock");

@@ -19,6 +19,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -40,7 +41,9 @@
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
 #include "stall_monitor.h"
+#include "teaching_views.h"
 #include "token_strip_widget.h"
+#include "tour_panel.h"
 #include "trace_player.h"
 
 namespace inferlens::gui {
@@ -68,6 +71,7 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     buildMenus();
     buildToolBar();
     buildPanels();
+    buildTeachingDocks();
     if (options_.maxTokens > 0)
         sampling_->setMaxNewTokens(options_.maxTokens);
 
@@ -377,8 +381,12 @@ void MainWindow::buildPanels() {
         addDock([] { return tr("Sampling parameters"); }, QStringLiteral("samplingParametersDock"),
                 sampling_, Qt::LeftDockWidgetArea);
     kvChart_ = new widgets::KvCacheChartWidget;
+    kvPanel_ = new QWidget;
+    auto* kvLayout = new QVBoxLayout(kvPanel_);
+    kvLayout->setContentsMargins(0, 0, 0, 0);
+    kvLayout->addWidget(kvChart_, 1);
     QDockWidget* kvDock = addDock([] { return tr("KV cache"); }, QStringLiteral("kvCacheDock"),
-                                  kvChart_, Qt::LeftDockWidgetArea);
+                                  kvPanel_, Qt::LeftDockWidgetArea);
     loopGrid_ = new widgets::DoubleLoopGridWidget;
     QDockWidget* loopDock =
         addDock([] { return tr("Double loop"); }, QStringLiteral("doubleLoopDock"), loopGrid_,
@@ -397,6 +405,80 @@ void MainWindow::buildPanels() {
     resizeDocks({attentionDock, samplingDock}, {430, 430}, Qt::Vertical);
     resizeDocks({parametersDock, kvDock}, {330, 400}, Qt::Vertical);
     resizeDocks({attentionDock, parametersDock}, {560, 400}, Qt::Horizontal);
+}
+
+void MainWindow::buildTeachingDocks() {
+    teaching_ = new TeachingViews(
+        session_->worker(), [this] { return generating_; }, this);
+    static_cast<QVBoxLayout*>(kvPanel_->layout())->addWidget(teaching_->kvLesson());
+    const auto below = [this](const char* existing, QDockWidget* dock) {
+        tabifyDockWidget(findChild<QDockWidget*>(QString::fromLatin1(existing)), dock);
+    };
+    below("samplingParametersDock",
+          addDock([] { return tr("Guided tour"); }, QStringLiteral("tourDock"),
+                  teaching_->tourPanel(), Qt::LeftDockWidgetArea));
+    below("doubleLoopDock",
+          addDock([] { return tr("Shapes and costs"); }, QStringLiteral("stepCostsDock"),
+                  teaching_->costsPanel(), Qt::BottomDockWidgetArea));
+    below("samplingDock", addDock([] { return tr("Logit lens"); }, QStringLiteral("logitLensDock"),
+                                  teaching_->lensPanel(), Qt::RightDockWidgetArea));
+    below("kvCacheDock",
+          addDock([] { return tr("KV cache experiment"); }, QStringLiteral("kvExperimentDock"),
+                  teaching_->experimentPanel(), Qt::LeftDockWidgetArea));
+    // The panels the user sees first stay in front of their tabs.
+    for (const char* front :
+         {"samplingParametersDock", "doubleLoopDock", "samplingDock", "kvCacheDock"})
+        findChild<QDockWidget*>(QString::fromLatin1(front))->raise();
+    connect(teaching_, &TeachingViews::highlightPanel, this, &MainWindow::highlightPanel);
+    connect(teaching_, &TeachingViews::experimentStarted, this, [this] {
+        generating_ = true;
+        chat_->setBusy(true);
+        statusBar()->showMessage(tr("KV cache experiment running (Stop cancels)"));
+    });
+    connect(teaching_, &TeachingViews::experimentFinished, this, [this](const QString& message) {
+        generating_ = false;
+        chat_->setBusy(false);
+        statusBar()->showMessage(message);
+    });
+}
+
+void MainWindow::highlightPanel(const QString& panel) {
+    auto* dock = findChild<QDockWidget*>(panel);
+    if (dock == nullptr)
+        return;
+    highlightedPanel_ = panel;
+    dock->show();
+    dock->raise();
+    // A moment of colour on the dock's title bar draws the eye to it.
+    dock->setStyleSheet(QStringLiteral("QDockWidget::title { background: #f5a623; }"));
+    QTimer::singleShot(1500, dock, [dock] { dock->setStyleSheet(QString()); });
+}
+
+void MainWindow::updateTour() {
+    if (!model_)
+        return;
+    TourFacts facts;
+    facts.config = model_->config;
+    facts.bytesPerWeight = model_->bytesPerWeight;
+    facts.contextSize = model_->contextSize;
+    facts.chatTemplate = model_->chatTemplate;
+    facts.promptTokens = promptLength_;
+    facts.promptPieces = QStringList(promptPieces_.begin(), promptPieces_.end());
+    facts.generatedTokens = int(answerTexts_.size());
+    if (!answerTexts_.empty() && !samplingSteps_.empty()) {
+        const widgets::SamplingStep& first = samplingSteps_.front();
+        facts.firstToken = first.chosenIndex >= 0
+                               ? widgets::tokenDisplayText(
+                                     first.candidates[size_t(first.chosenIndex)].label, {}, false)
+                               : answerTexts_.front();
+        facts.firstTokenProbability = first.chosenProbability;
+        facts.firstTokenCandidates = first.cutoffIndex;
+    }
+    facts.finishReason = finishReason_;
+    facts.sampling = sampling_->params();
+    facts.layer = selectedLayer_;
+    facts.head = selectedHead_;
+    teaching_->setTourFacts(facts);
 }
 
 void MainWindow::openModelDialog(bool directory) {
@@ -483,9 +565,11 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
         headBox_->setRange(0, summary.heads - 1);
     }
     overview_->setShape(summary.layers, summary.heads);
+    teaching_->setModel(summary);
     selectedLayer_ = selectedHead_ = -1;  // so that selectHead applies everything
     selectHead(std::min(layerBox_->value(), summary.layers - 1),
                std::min(headBox_->value(), summary.heads - 1));
+    updateTour();
     statusBar()->showMessage(tr("Model loaded; chat template %1").arg(summary.chatTemplate));
     if (!options_.prompt.isEmpty())
         chat_->send(options_.prompt);
@@ -586,8 +670,10 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
     pauseAction_->setChecked(false);
     chat_->setBusy(false);
     const bool branch = pendingBranch_.has_value();
+    finishReason_ = reason;
     if (ok)
         recordBranch();
+    updateTour();
     pendingBranch_.reset();
     if (!branch)
         chat_->finishAnswer(answer, reason, ok);
@@ -729,6 +815,11 @@ double MainWindow::longestStallMs() const {
 
 void MainWindow::onTokenized(const std::vector<widgets::TokenChip>& chips) {
     promptLength_ = int(chips.size());
+    teaching_->sequenceStarted();
+    promptPieces_.clear();
+    for (size_t i = 0; i < std::min<size_t>(chips.size(), 8); ++i)
+        promptPieces_.push_back(
+            widgets::tokenDisplayText(chips[i].piece, chips[i].bytes, chips[i].special));
     tokens_->setTokens(chips);
     QStringList labels;
     for (const widgets::TokenChip& chip : chips)
@@ -769,6 +860,7 @@ void MainWindow::onOverview(const AttentionOverview& overview) {
 void MainWindow::onLoopTiming(const widgets::LoopTiming& timing) {
     ++stepsReceived_;
     loopGrid_->appendStep(timing);
+    teaching_->stepTimed(timing);
 }
 
 void MainWindow::onSampling(const widgets::SamplingStep& step) {
@@ -816,6 +908,7 @@ void MainWindow::selectHead(int layer, int head) {
     // The heat map holds one head at full resolution: the new one's past rows are recomputed (after
     // the generation when one is running; its new rows arrive live meanwhile).
     attention_->clear();
+    updateTour();
     if (!replayPath_.isEmpty())
         statusBar()->showMessage(tr("A trace holds the attention of the head it recorded only"));
     else if (generating_)
@@ -853,8 +946,11 @@ void MainWindow::switchLanguage(const QString& language) {
 }
 
 void MainWindow::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::LanguageChange)
+    if (event->type() == QEvent::LanguageChange) {
         texts_.retranslate();
+        if (teaching_ != nullptr)
+            teaching_->retranslate();
+    }
     QMainWindow::changeEvent(event);
 }
 

@@ -37,6 +37,7 @@ class ChatView;
 class SamplingControls;
 class StallMonitor;
 class TracePlayer;
+class TeachingViews;
 struct RecordedTrace;
 
 // The headless switches (main.cpp), for tests and documentation.
@@ -70,6 +71,9 @@ class MainWindow : public QMainWindow {
     widgets::SamplingChartWidget* samplingChart() const { return samplingChart_; }
     widgets::DoubleLoopGridWidget* loopGrid() const { return loopGrid_; }
     widgets::BranchCompareWidget* branches() const { return branches_; }
+    TeachingViews* teaching() const { return teaching_; }
+    // The dock a tour step highlighted last (its object name).
+    QString highlightedPanel() const { return highlightedPanel_; }
     SamplingControls* samplingControls() const { return sampling_; }
     ChatView* chat() const { return chat_; }
     QAction* pauseAction() const { return pauseAction_; }
@@ -127,6 +131,9 @@ class MainWindow : public QMainWindow {
     bool beginRun();
     // The finished run as a branch: the answer, or the branch being forced.
     void recordBranch();
+    void buildTeachingDocks();
+    void highlightPanel(const QString& panel);
+    void updateTour();
     void onSamplingParams(const SamplingParams& params);
     void requestRecompute();
     void restoreSession();
@@ -139,6 +146,8 @@ class MainWindow : public QMainWindow {
     SamplingControls* sampling_;
     StallMonitor* stallMonitor_;
     TracePlayer* player_;
+    TeachingViews* teaching_ = nullptr;
+    QString highlightedPanel_;
     LiveTexts texts_;
     QLabel* modelLabel_;
     QSpinBox* contextBox_;
@@ -157,6 +166,7 @@ class MainWindow : public QMainWindow {
     widgets::AttentionOverviewWidget* overview_;
     widgets::SamplingChartWidget* samplingChart_;
     widgets::KvCacheChartWidget* kvChart_;
+    QWidget* kvPanel_;  // the chart and the MQA/GQA lesson under it
     widgets::DoubleLoopGridWidget* loopGrid_;
     widgets::BranchCompareWidget* branches_;
 
@@ -173,6 +183,8 @@ class MainWindow : public QMainWindow {
     int promptLength_ = 0;
     std::vector<widgets::SamplingStep> samplingSteps_;  // the generation's steps, in order
     std::vector<QString> answerTexts_;                  // what each generated token added
+    std::vector<QString> promptPieces_;                 // the last sequence's first chips
+    QString finishReason_;
     // The branch the last run belongs to, and for a branch run in progress: its parent, the step
     // it departs at, and the forced token as the branch panel shows it.
     int currentBranch_ = -1;

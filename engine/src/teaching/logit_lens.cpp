@@ -37,13 +37,15 @@ std::vector<float> lensDistribution(const Model& model, std::span<const float> h
     return probabilities;
 }
 
-LogitLens::LogitLens(const Model& model, int topK, std::function<void(LensStep)> sink)
+LogitLens::LogitLens(const Model& model, int topK, std::function<void(LensStep)> sink,
+                     int64_t sampleableCount)
     : model_(model),
       topK_(topK),
       sink_(std::move(sink)),
       scratch_(model.config()),
       probabilities_(size_t(model.config().vocabSize)),
-      order_(size_t(model.config().vocabSize)) {
+      order_(size_t(sampleableCount > 0 ? std::min(sampleableCount, model.config().vocabSize)
+                                        : model.config().vocabSize)) {
     if (topK < 1)
         throw Error("the logit lens needs topK ≥ 1, got " + std::to_string(topK));
 }
@@ -61,7 +63,7 @@ void LogitLens::onStepBegin(const StepEvent& event) {
 
 void LogitLens::onHiddenState(const HiddenStateEvent& event) {
     model_.computeLogits(event.hidden, probabilities_, scratch_);
-    softmaxInPlace(probabilities_);
+    softmaxInPlace(std::span(probabilities_).first(order_.size()));  // the sampleable ids only
 
     // Only the top k need ordering: a partial sort, ties broken by the smaller id.
     const auto k = std::min<ptrdiff_t>(topK_, ptrdiff_t(order_.size()));

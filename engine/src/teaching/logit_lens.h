@@ -35,7 +35,11 @@ std::vector<float> lensDistribution(const Model& model, std::span<const float> h
 class LogitLens final : public Probe {
   public:
     // `sink` receives each step's rows once its last layer has run (on the engine's thread).
-    LogitLens(const Model& model, int topK, std::function<void(LensStep)> sink);
+    // `sampleableCount` > 0: only ids below it count (the output layer's padding rows past the
+    // tokenizer's pieces are never sampled), so that the last layer's row equals the sampler's
+    // raw distribution; 0: the whole output layer.
+    LogitLens(const Model& model, int topK, std::function<void(LensStep)> sink,
+              int64_t sampleableCount = 0);
 
     ProbeInterest interest() const override;
     void onStepBegin(const StepEvent& event) override;

@@ -1,0 +1,197 @@
+// The teaching mode. The guided tour quotes the right shapes and costs for a ChatGLM2-6B
+// configuration (no weights needed) and leaves no placeholder; on the bundled model, after a real
+// generation, every step resolves to live figures and to a dock it highlights; the logit lens's
+// last layer is the model's real next-token distribution; the KV on/off experiment gives identical
+// tokens and one time per token for each run; the shapes-and-costs table follows the steps.
+
+#include <QDockWidget>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTest>
+
+#include "chat_view.h"
+#include "guided_tour.h"
+#include "kv_experiment_chart_widget.h"
+#include "logit_lens_widget.h"
+#include "main_window.h"
+#include "sampling_controls.h"
+#include "step_costs_view.h"
+#include "teaching_views.h"
+#include "tour_panel.h"
+
+using namespace inferlens;
+using namespace inferlens::gui;
+
+namespace {
+
+ModelConfig chatGlm2_6b() {
+    ModelConfig c;
+    c.architecture = "chatglm";
+    c.layerCount = 28;
+    c.hiddenSize = 4096;
+    c.headCount = 32;
+    c.kvHeadCount = 2;
+    c.headDim = 128;
+    c.ffnSize = 13696;
+    c.vocabSize = 65024;
+    c.contextLength = 32768;
+    c.ropeDims = 64;
+    c.qkvBias = true;
+    return c;
+}
+
+QString allText(const std::vector<TourStep>& steps) {
+    QString text;
+    for (const TourStep& step : steps)
+        text += step.title + '\n' + step.body + '\n';
+    return text;
+}
+
+bool hasPlaceholder(const QString& text) {
+    return text.contains(QRegularExpression(QStringLiteral("%\\d")));
+}
+
+StartupOptions bundled(int maxTokens) {
+    StartupOptions options;
+    options.model = QStringLiteral(INFERLENS_BUNDLED_MODEL);
+    options.maxTokens = maxTokens;
+    return options;
+}
+
+bool generate(MainWindow& window, const QString& message) {
+    if (!QTest::qWaitFor([&] { return window.modelReady(); }, 60000))
+        return false;
+    QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+    window.chat()->send(message);
+    return (finished.count() > 0 || finished.wait(60000)) && finished.at(0).at(2).toBool();
+}
+
+}  // namespace
+
+class TestGuiTeaching : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear();
+    }
+
+    void tourFiguresForChatGlm2_6b() {
+        TourFacts facts;
+        facts.config = chatGlm2_6b();
+        facts.contextSize = 4096;
+        facts.chatTemplate = QStringLiteral("chatglm2");
+        facts.promptTokens = 17;
+        facts.promptPieces = {QStringLiteral("[gMASK]"), QStringLiteral("sop")};
+        facts.generatedTokens = 40;
+        facts.firstToken = QStringLiteral("床");
+        facts.firstTokenProbability = 0.4f;
+        facts.firstTokenCandidates = 12;
+        facts.finishReason = QStringLiteral("eos");
+        const std::vector<TourStep> steps = buildTour(facts);
+        QCOMPARE(steps.size(), size_t(13));
+        const QString text = allText(steps);
+        QVERIFY2(!hasPlaceholder(text), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("[17, 1, 4096]")));     // hidden states
+        QVERIFY(text.contains(QStringLiteral("[17, 1, 32, 128]")));  // query
+        QVERIFY(text.contains(QStringLiteral("[17, 1, 2, 128]")));   // key and value
+        QVERIFY(text.contains(QStringLiteral("65,024")));            // logits
+        QVERIFY(text.contains(QStringLiteral("28 KiB")));            // KV per token at fp16
+        QVERIFY(text.contains(QStringLiteral("448 KiB")));           // the same without MQA
+        QVERIFY(text.contains(QStringLiteral("17 tokens")));
+        QVERIFY(text.contains(QStringLiteral("28 layers")));
+        for (const TourStep& step : steps)
+            QVERIFY(!step.panel.isEmpty() && !step.title.isEmpty() && !step.body.isEmpty());
+        // Before any generation the tour still reads, without inventing figures.
+        facts.promptTokens = 0;
+        const QString before = allText(buildTour(facts));
+        QVERIFY(!hasPlaceholder(before));
+        QVERIFY(before.contains(QStringLiteral("Send a message")));
+    }
+
+    void tourResolvesToLiveFiguresAndPanels() {
+        MainWindow window(bundled(6));
+        QVERIFY(generate(window, QStringLiteral("《春晓》")));
+        const std::vector<TourStep>& steps = window.teaching()->tour()->steps();
+        QCOMPARE(steps.size(), size_t(13));
+        const QString text = allText(steps);
+        QVERIFY2(!hasPlaceholder(text), qPrintable(text));
+        QVERIFY(!text.contains(QStringLiteral("Send a message")));
+        // The bundled model's own numbers: hidden 256, 8 heads of 32, 2 KV groups, 4032 logits.
+        QVERIFY(text.contains(QStringLiteral(", 1, 256]")));
+        QVERIFY(text.contains(QStringLiteral(", 1, 8, 32]")));
+        QVERIFY(text.contains(QStringLiteral(", 1, 2, 32]")));
+        QVERIFY(text.contains(QStringLiteral("4,032")));
+        QVERIFY(text.contains(QStringLiteral("4 layers")));
+        for (size_t i = 0; i < steps.size(); ++i) {
+            QVERIFY2(window.findChild<QDockWidget*>(steps[i].panel) != nullptr,
+                     qPrintable(steps[i].panel));
+            window.teaching()->tour()->show(int(i));
+            QCOMPARE(window.highlightedPanel(), steps[i].panel);
+        }
+    }
+
+    void logitLensLastLayerIsTheRealDistribution() {
+        MainWindow window(bundled(4));
+        QVERIFY(QTest::qWaitFor([&] { return window.modelReady(); }, 60000));
+        window.teaching()->setLensEnabled(true);
+        window.samplingControls()->setTemperature(0);
+        QSignalSpy lens(window.worker(), &EngineWorker::lensStep);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QVERIFY(generate(window, QStringLiteral("Tell me a fortune.")));
+        QVERIFY(lens.count() >= 1);
+        // The prefill's lens against the prefill's sampling step (step 0): same distribution.
+        const auto snapshot = lens.at(0).at(0).value<widgets::LensSnapshot>();
+        const auto step = sampled.at(0).at(0).value<widgets::SamplingStep>();
+        QCOMPARE(snapshot.step, 0);
+        QCOMPARE(int(snapshot.layers.size()), 4);
+        const widgets::LensLayer& last = snapshot.layers.back();
+        QCOMPARE(last.top.size(), size_t(5));
+        QCOMPARE(last.top[0].label, step.candidates[0].label);
+        QVERIFY(std::abs(last.top[0].probability - step.candidates[0].probability[0]) < 1e-5f);
+        for (const widgets::LensLayer& layer : snapshot.layers) {
+            QVERIFY(layer.residualNorm > 0);
+            QVERIFY(std::isfinite(layer.attentionEntropy));
+            for (size_t i = 1; i < layer.top.size(); ++i)
+                QVERIFY(layer.top[i].probability <= layer.top[i - 1].probability);
+        }
+        QTRY_COMPARE(window.teaching()->lens()->rowCount(), 4);
+    }
+
+    void kvExperimentGivesIdenticalTokensAndATimePerToken() {
+        MainWindow window(bundled(4));
+        QVERIFY(generate(window, QStringLiteral("《春晓》")));
+        QSignalSpy finished(window.teaching(), &TeachingViews::experimentFinished);
+        QVERIFY(window.teaching()->runExperiment(10));
+        QVERIFY(window.generating());                    // nothing else runs meanwhile
+        QVERIFY(!window.teaching()->runExperiment(10));  // one at a time
+        QVERIFY(finished.count() > 0 || finished.wait(120000));
+        QVERIFY(!window.generating());
+        const widgets::KvExperimentChartWidget* chart = window.teaching()->experimentChart();
+        QVERIFY(chart->data().identical);
+        QCOMPARE(chart->pointCount(true), 10);
+        QCOMPARE(chart->pointCount(false), 10);
+        QVERIFY(chart->flopRatioAt(10).value_or(0) > 1);
+    }
+
+    void shapesAndCostsFollowTheSteps() {
+        MainWindow window(bundled(3));
+        QVERIFY(generate(window, QStringLiteral("《春晓》")));
+        const StepCostsView* costs = window.teaching()->costs();
+        QVERIFY(costs->costs().has_value());
+        QCOMPARE(costs->costs()->tokens, int64_t(1));  // the last step was a decode step
+        QVERIFY(costs->costs()->firstPosition > 0);
+        QCOMPARE(costs->table()->rowCount(), int(costs->costs()->stages.size()));
+        QVERIFY(costs->summaryText().contains(QStringLiteral("memory-bound")));
+        QVERIFY(!window.teaching()->kvLesson()->text().isEmpty());
+        QVERIFY(
+            window.teaching()->kvLesson()->text().contains(QStringLiteral("2 key/value groups")));
+    }
+};
+
+QTEST_MAIN(TestGuiTeaching)
+#include "test_gui_teaching.moc"
