@@ -649,6 +649,14 @@
         <source>KV cache experiment running (Stop cancels)</source>
         <translation>KV 缓存实验进行中（“停止”可取消）</translation>
     </message>
+    <message>
+        <source>cannot start the KV cache experiment</source>
+        <translation>无法开始 KV 缓存实验</translation>
+    </message>
+    <message>
+        <source>no panel named %1</source>
+        <translation>没有名为 %1 的面板</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -1223,6 +1231,22 @@ whole step: %5</source>
     <message>
         <source>Replay a trace (JSON lines) instead of loading a model.</source>
         <translation>回放轨迹（JSON Lines），不加载模型。</translation>
+    </message>
+    <message>
+        <source>Bring these docks (object names, comma-separated) to the front before the screenshot.</source>
+        <translation>截图前把这些停靠面板（对象名，逗号分隔）调到前面。</translation>
+    </message>
+    <message>
+        <source>Compute the logit lens.</source>
+        <translation>计算 logit 透镜。</translation>
+    </message>
+    <message>
+        <source>After the generation, run the KV cache on/off experiment with N tokens.</source>
+        <translation>生成结束后，用 N 个词元运行 KV 缓存开/关实验。</translation>
+    </message>
+    <message>
+        <source>Show step N of the guided tour.</source>
+        <translation>显示导览的第 N 步。</translation>
     </message>
 </context>
 </TS>

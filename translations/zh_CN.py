@@ -249,4 +249,11 @@ ZH_CN = {
     ' · the two runs chose different tokens!': ' · 两次运行选出的词元不同！',
     'with the KV cache': '使用 KV 缓存', 'without (each step reruns the sequence)': '不使用（每步重新运行整个序列）',
     'generated token': '生成的词元', 'milliseconds': '毫秒', '‖h‖': '‖h‖', '#%1': '#%1',
+    'cannot start the KV cache experiment': '无法开始 KV 缓存实验', 'no panel named %1': '没有名为 %1 的面板',
+    'Bring these docks (object names, comma-separated) to the front before the screenshot.':
+        '截图前把这些停靠面板（对象名，逗号分隔）调到前面。',
+    'Compute the logit lens.': '计算 logit 透镜。',
+    'After the generation, run the KV cache on/off experiment with N tokens.':
+        '生成结束后，用 N 个词元运行 KV 缓存开/关实验。',
+    'Show step N of the guided tour.': '显示导览的第 N 步。',
 }

@@ -67,8 +67,17 @@ void ChatView::setConversation(const QList<ChatTurn>& turns) {
     render();
 }
 
-void ChatView::setBusy(bool busy) {
+void ChatView::setBusy(bool busy, bool answering) {
+    const bool changed = busy != busy_ || (busy && answering) != answering_;
     busy_ = busy;
+    answering_ = busy && answering;
+    if (changed)
+        render();  // the answer's placeholder comes or goes
+    updateButtons();
+}
+
+void ChatView::updateButtons() {
+    const bool busy = busy_;
     sendButton_->setEnabled(!busy);
     stopButton_->setEnabled(busy);
     const bool answered = !turns_.isEmpty() && !turns_.back().user;
@@ -135,14 +144,14 @@ void ChatView::render() {
         html += QStringLiteral("<p><b>%1</b><br>%2</p>")
                     .arg(turn.user ? tr("You") : tr("Model"),
                          turn.text.toHtmlEscaped().replace('\n', "<br>"));
-    if (busy_ || !partial_.isEmpty())
+    if (answering_ || !partial_.isEmpty())
         html += QStringLiteral("<p><b>%1</b><br>%2▍</p>")
                     .arg(tr("Model"), partial_.toHtmlEscaped().replace('\n', "<br>"));
     if (!status_.isEmpty())
         html += QStringLiteral("<p><i>%1</i></p>").arg(status_.toHtmlEscaped());
     view_->setHtml(html);
     view_->verticalScrollBar()->setValue(view_->verticalScrollBar()->maximum());
-    setBusy(busy_);
+    updateButtons();
 }
 
 void ChatView::changeEvent(QEvent* event) {

@@ -26,7 +26,9 @@ class ChatView : public QWidget {
     const QList<ChatTurn>& conversation() const { return turns_; }
     void setConversation(const QList<ChatTurn>& turns);
     bool busy() const { return busy_; }
-    void setBusy(bool busy);
+    // While busy nothing can be sent; `answering`: the run is the chat's answer, shown as it
+    // streams (a branch or an experiment is not).
+    void setBusy(bool busy, bool answering = true);
 
     // Adds the user's message and asks for an answer (as if typed and sent).
     void send(const QString& message);
@@ -45,6 +47,7 @@ class ChatView : public QWidget {
 
   private:
     void render();
+    void updateButtons();
     void regenerate();
     void editLast();
 
@@ -61,6 +64,7 @@ class ChatView : public QWidget {
     QString partial_;
     QString status_;
     bool busy_ = false;
+    bool answering_ = false;
 };
 
 }  // namespace inferlens::gui

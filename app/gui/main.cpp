@@ -44,7 +44,22 @@ int main(int argc, char** argv) {
         "trace",
         QApplication::translate("main", "Replay a trace (JSON lines) instead of loading a model."),
         "file.jsonl");
-    parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, languageOption});
+    const QCommandLineOption panels(
+        "panels",
+        QApplication::translate("main", "Bring these docks (object names, comma-separated) to the "
+                                        "front before the screenshot."),
+        "names");
+    const QCommandLineOption lens("logit-lens",
+                                  QApplication::translate("main", "Compute the logit lens."));
+    const QCommandLineOption kvExperiment(
+        "kv-experiment",
+        QApplication::translate(
+            "main", "After the generation, run the KV cache on/off experiment with N tokens."),
+        "n");
+    const QCommandLineOption tourStep(
+        "tour-step", QApplication::translate("main", "Show step N of the guided tour."), "n");
+    parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, panels, lens,
+                       kvExperiment, tourStep, languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;
@@ -54,6 +69,10 @@ int main(int argc, char** argv) {
     options.screenshot = parser.value(screenshot);
     options.quitAfterGeneration = parser.isSet(quit);
     options.trace = parser.value(trace);
+    options.panels = parser.value(panels).split(',', Qt::SkipEmptyParts);
+    options.logitLens = parser.isSet(lens);
+    options.kvExperiment = parser.value(kvExperiment).toInt();
+    options.tourStep = parser.value(tourStep).toInt();
 
     inferlens::gui::MainWindow window(options);
     window.resize(1600, 1000);

@@ -35,6 +35,7 @@
 #include "display_text.h"
 #include "double_loop_grid_widget.h"
 #include "kv_cache_chart_widget.h"
+#include "kv_experiment_chart_widget.h"
 #include "language.h"
 #include "models/default_model.h"
 #include "panel_export.h"
@@ -139,6 +140,7 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
             return;
         }
     }
+    teaching_->setLensEnabled(options_.logitLens);
     loadModel(model);
 }
 
@@ -432,7 +434,7 @@ void MainWindow::buildTeachingDocks() {
     connect(teaching_, &TeachingViews::highlightPanel, this, &MainWindow::highlightPanel);
     connect(teaching_, &TeachingViews::experimentStarted, this, [this] {
         generating_ = true;
-        chat_->setBusy(true);
+        chat_->setBusy(true, false);
         statusBar()->showMessage(tr("KV cache experiment running (Stop cancels)"));
     });
     connect(teaching_, &TeachingViews::experimentFinished, this, [this](const QString& message) {
@@ -505,7 +507,7 @@ void MainWindow::loadModel(const QString& path) {
 }
 
 void MainWindow::setLoading(bool loading) {
-    chat_->setBusy(loading);
+    chat_->setBusy(loading, false);
     loadProgress_->setValue(0);
     for (QAction* action : loadingActions_)
         action->setVisible(loading);
@@ -583,7 +585,7 @@ void MainWindow::onModelFailed(const QString& message) {
 }
 
 void MainWindow::startGeneration(const QList<ChatTurn>& conversation) {
-    if (!beginRun())
+    if (!beginRun(true))
         return;
     branches_->clear();  // a new question starts a new tree of branches
     currentBranch_ = -1;
@@ -606,7 +608,7 @@ void MainWindow::forceCandidate(int index) {
     const PendingBranch branch{currentBranch_, step.step,
                                widgets::tokenDisplayText(candidate.label, {}, false),
                                candidate.probability[widgets::kStageFinal]};
-    if (!beginRun())
+    if (!beginRun(false))
         return;
     pendingBranch_ = branch;
     statusBar()->showMessage(
@@ -616,7 +618,7 @@ void MainWindow::forceCandidate(int index) {
                               Q_ARG(int, sampling_->maxNewTokens()));
 }
 
-bool MainWindow::beginRun() {
+bool MainWindow::beginRun(bool chatAnswer) {
     if (!modelReady_ || generating_)
         return false;
     generating_ = true;
@@ -630,7 +632,7 @@ bool MainWindow::beginRun() {
     player_->stop();
     replayPath_.clear();
     exportTraceAction_->setEnabled(false);
-    chat_->setBusy(true);
+    chat_->setBusy(true, chatAnswer);
     kvChart_->clear();
     loopGrid_->clear();
     samplingChart_->clear();
@@ -686,8 +688,30 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
 }
 
 void MainWindow::finishRun(bool ok, const QString& reason) {
+    if (ok && options_.kvExperiment > 0 && !teaching_->experimentChart()->pointCount(true)) {
+        // The documentation's KV plot: the experiment on this prompt, then the screenshot.
+        connect(teaching_, &TeachingViews::experimentFinished, this,
+                [this, reason] { finishRun(true, reason); }, Qt::SingleShotConnection);
+        if (teaching_->runExperiment(options_.kvExperiment))
+            return;
+        return finishHeadlessRun(false, tr("cannot start the KV cache experiment"));
+    }
     if (!options_.screenshot.isEmpty()) {
         resize(1600, 1000);
+        if (options_.tourStep > 0)
+            teaching_->tour()->show(options_.tourStep - 1);
+        for (QDockWidget* dock : findChildren<QDockWidget*>())
+            dock->setStyleSheet(QString());  // no tour highlight in a screenshot
+        for (const QString& panel : options_.panels) {
+            auto* dock = findChild<QDockWidget*>(panel);
+            if (dock == nullptr)
+                return finishHeadlessRun(false, tr("no panel named %1").arg(panel));
+            dock->show();
+            dock->raise();
+            // Room for what the screenshot is about.
+            resizeDocks({dock}, {560}, Qt::Vertical);
+            resizeDocks({dock}, {620}, Qt::Horizontal);
+        }
         QApplication::processEvents();
         if (!grab().save(options_.screenshot))
             return finishHeadlessRun(false, tr("cannot write %1").arg(options_.screenshot));

@@ -5,6 +5,7 @@
 
 #include <QLabel>
 #include <QMainWindow>
+#include <QStringList>
 #include <functional>
 #include <optional>
 #include <vector>
@@ -48,6 +49,10 @@ struct StartupOptions {
     QString screenshot;
     bool quitAfterGeneration = false;
     QString trace;  // replay this trace instead of loading a model
+    QStringList panels;  // docks (object names) to bring to the front before the screenshot
+    bool logitLens = false;    // compute the logit lens
+    int kvExperiment = 0;      // after the generation, run the KV on/off experiment (tokens)
+    int tourStep = 0;          // the guided tour's step on show (1-based; 0: the first)
 };
 
 class MainWindow : public QMainWindow {
@@ -127,8 +132,9 @@ class MainWindow : public QMainWindow {
     // After a generation or a replay: the headless switches' screenshot and exit.
     void finishRun(bool ok, const QString& reason);
     void exportTraceDialog();
-    // Resets the run's state and the panels; false when a run cannot start now.
-    bool beginRun();
+    // Resets the run's state and the panels; false when a run cannot start now. `chatAnswer`: the
+    // run answers the chat (a branch does not).
+    bool beginRun(bool chatAnswer);
     // The finished run as a branch: the answer, or the branch being forced.
     void recordBranch();
     void buildTeachingDocks();

@@ -103,6 +103,7 @@ bool TeachingViews::runExperiment(int tokens) {
     if (experimentRunning_ || busy_() || !model_)
         return false;
     experimentRunning_ = true;
+    experimentTokens_->setValue(tokens);
     experimentButton_->setEnabled(false);
     experimentProgress_->setValue(0);
     experimentProgress_->show();
