@@ -143,9 +143,12 @@ class TestGuiTeaching : public QObject {
         QSignalSpy lens(window.worker(), &EngineWorker::lensStep);
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         QVERIFY(generate(window, QStringLiteral("Tell me a fortune.")));
-        QVERIFY(lens.count() >= 1);
+        // The rows of each step arrive layer by layer: the prefill's first four snapshots.
+        QVERIFY(lens.count() >= 4);
+        for (int i = 0; i < 4; ++i)
+            QCOMPARE(int(lens.at(i).at(0).value<widgets::LensSnapshot>().layers.size()), i + 1);
         // The prefill's lens against the prefill's sampling step (step 0): same distribution.
-        const auto snapshot = lens.at(0).at(0).value<widgets::LensSnapshot>();
+        const auto snapshot = lens.at(3).at(0).value<widgets::LensSnapshot>();
         const auto step = sampled.at(0).at(0).value<widgets::SamplingStep>();
         QCOMPARE(snapshot.step, 0);
         QCOMPARE(int(snapshot.layers.size()), 4);

@@ -205,8 +205,17 @@ class TestTeaching : public QObject {
 
         constexpr int kTopK = 5;
         std::vector<LensStep> top, full;
-        LogitLens topLens(model, kTopK, [&](LensStep step) { top.push_back(std::move(step)); });
-        LogitLens fullLens(model, int(kVocab), [&](LensStep step) { full.push_back(step); });
+        // Rows arrive layer by layer; the complete ones are compared below.
+        std::vector<size_t> rowsSeen;
+        const auto complete = [&](std::vector<LensStep>& into) {
+            return [&into, &rowsSeen](LensStep step) {
+                rowsSeen.push_back(step.rows.size());
+                if (step.rows.size() == size_t(kLensLayers))
+                    into.push_back(std::move(step));
+            };
+        };
+        LogitLens topLens(model, kTopK, complete(top));
+        LogitLens fullLens(model, int(kVocab), complete(full));
         LastLayerState lastLayer;
         ProbeSet probes;
         probes.add(&topLens);
@@ -221,6 +230,10 @@ class TestTeaching : public QObject {
         QVERIFY(generator.step(next, logits[1]));  // one decode step
         QCOMPARE(full.size(), size_t(2));
         QCOMPARE(top.size(), size_t(2));
+        // Both lenses, after every layer of both steps: 1, 1, 2, 2, ..., kLensLayers twice.
+        QCOMPARE(rowsSeen.size(), size_t(2 * 2 * kLensLayers));
+        for (size_t i = 0; i < rowsSeen.size(); ++i)
+            QCOMPARE(rowsSeen[i], size_t((i / 2) % kLensLayers + 1));
 
         for (size_t s = 0; s < 2; ++s) {
             if (s == 1)
@@ -275,7 +288,12 @@ class TestTeaching : public QObject {
         const int64_t sampleable = kVocab - 20;
         std::vector<LensStep> steps;
         LogitLens lens(
-            model, int(sampleable), [&](LensStep step) { steps.push_back(step); }, sampleable);
+            model, int(sampleable),
+            [&](LensStep step) {
+                if (step.rows.size() == size_t(kLensLayers))
+                    steps.push_back(step);
+            },
+            sampleable);
         ProbeSet probes;
         probes.add(&lens);
         Generator generator(model, {}, &probes);

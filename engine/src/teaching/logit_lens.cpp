@@ -80,11 +80,12 @@ void LogitLens::onHiddenState(const HiddenStateEvent& event) {
         row.probabilities.push_back(probabilities_[size_t(id)]);
     row.residualNorm = euclideanNorm(event.hidden);
     current_.rows.push_back(std::move(row));
+    // After every layer, so that stepping through the inner loop fills the table row by row.
+    if (sink_)
+        sink_(current_);
 }
 
 void LogitLens::onStepEnd(const StepEvent&) {
-    if (sink_)
-        sink_(std::move(current_));
     current_ = {};
 }
 

@@ -34,7 +34,8 @@ std::vector<float> lensDistribution(const Model& model, std::span<const float> h
 
 class LogitLens final : public Probe {
   public:
-    // `sink` receives each step's rows once its last layer has run (on the engine's thread).
+    // `sink` receives the step's rows so far after each layer (on the engine's thread): a step's
+    // rows grow one layer at a time, and its last call holds every layer.
     // `sampleableCount` > 0: only ids below it count (the output layer's padding rows past the
     // tokenizer's pieces are never sampled), so that the last layer's row equals the sampler's
     // raw distribution; 0: the whole output layer.
