@@ -12,7 +12,6 @@
 #include <cstring>
 #include <vector>
 
-#include "backend/cpu/dot_product.h"
 #include "convert/model_converter.h"
 #include "core/dtype_codec.h"
 #include "core/error.h"
@@ -28,10 +27,14 @@ namespace {
 
 // Normalised logit error of the engine on a quantized GGUF against the double-precision reference
 // on its exact dequantization (an f32 Hugging Face directory): the weights are the same numbers on
-// both sides, so what remains is the engine's f32 arithmetic, as for f32/f16/bf16 in
-// test_reference_logits. Measured (CPU, 8 tokens, 2 layers, chatglm and llama, head dims 64 and
-// 128): q8_0 4.1e-7 to 9.0e-7, q4_0 4.0e-7 to 5.3e-7. The tolerance is about ten times that.
-constexpr double kToleranceVsDequantized = 1e-5;
+// both sides. What remains is the engine's f32 arithmetic and, as in llama.cpp, the 8-bit
+// quantization of the activations that meet block-quantized weights (each element rounded to its
+// 32-block's step, max|x| / 127: up to 1/254 of the block's largest value; test_cpu_kernels checks
+// each product against that bound). Measured (CPU, 8 tokens, 2 layers, chatglm and llama, head
+// dims 64 and 128): q8_0 0.0137 to 0.0158, q4_0 0.0137 to 0.0174 (with f32 activations it was
+// under 1e-6). The tolerance is about twice the maximum; a mistake in a weight decoder (a swapped
+// nibble order, a wrong scale) gives errors of order 1.
+constexpr double kToleranceVsDequantized = 3.5e-2;
 
 // The quantized model against the same model in f32: the quantization error itself. Measured on the
 // same rows: q8_0 0.012 to 0.017, q4_0 0.19 to 0.26. For the uniform random weights of synth a
@@ -272,26 +275,6 @@ class TestQuantized : public QObject {
                   worstRatio);
             // Re-quantizing dequantized values gives the same bytes (so GGUF → GGUF keeps them).
             QCOMPARE(encode(dtype, back), encoded);
-        }
-    }
-
-    // The dot product equals the dot product with the dequantized row (up to f32 rounding).
-    void dotProductUsesTheDequantizedValues() {
-        const auto w = randomValues(32 * 8, 0.1f, 9);
-        const auto x = randomValues(32 * 8, 1.0f, 10);
-        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
-            const auto encoded = encode(dtype, w);
-            const auto values = decode(dtype, encoded, w.size());
-            double expected = 0, magnitude = 0;
-            for (size_t i = 0; i < w.size(); ++i) {
-                expected += double(values[i]) * x[i];
-                magnitude += std::fabs(double(values[i]) * x[i]);
-            }
-            const float got = dotRow(dtype, encoded.data(), x.data(), int64_t(x.size()));
-            QVERIFY2(
-                std::fabs(got - expected) <= 1e-5 * magnitude,
-                qPrintable(
-                    QString("%1: %2 vs %3").arg(dtypeName(dtype).data()).arg(got).arg(expected)));
         }
     }
 

@@ -2,6 +2,7 @@
 #include <map>
 
 #include "arguments.h"
+#include "backend/cpu/cpu_features.h"
 #include "backend/devices.h"
 #include "commands.h"
 #include "kv_cache.h"
@@ -32,7 +33,7 @@ void printDevices() {
                     device.computeCapabilityMinor);
     if (cuda.devices.empty())
         std::printf(" (CUDA: %s)", cuda.message.c_str());
-    std::printf("\n");
+    std::printf("\nCPU kernels:  %s\n", cpuKernelsName(cpuKernels()));
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
 // Decoding weight values to f32 and encoding f32 values into a weight type, element by element.
-// The per-type loaders are inline so that kernels (backend/cpu/dot_product.cpp) can use them inside
+// The per-type loaders are inline so that kernels (backend/cpu/kernels_float.cpp) can use them inside
 // their loops without a per-element switch.
 
 #include <cstddef>

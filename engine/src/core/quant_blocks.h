@@ -4,7 +4,7 @@
 //   Q8_0: 34 bytes = fp16 scale d, then 32 × int8 q;   value j = d · q_j
 //   Q4_0: 18 bytes = fp16 scale d, then 16 bytes;      byte j holds element j in its low nibble and
 //         element j + 16 in its high nibble;           value j = d · (q_j − 8)
-// The accessors are inline so that the dot products (backend/cpu/dot_product.cpp) read blocks with
+// The accessors are inline so that the dot products (backend/cpu/kernels_q8_0.cpp, kernels_q4_0.cpp) read blocks with
 // the same definitions as the decoder, inside their loops.
 
 #include <bit>

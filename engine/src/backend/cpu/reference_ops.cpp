@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
-#include "backend/cpu/dot_product.h"
+#include "backend/cpu/kernels.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/dtype_codec.h"
 
@@ -13,10 +14,26 @@ namespace inferlens {
 void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y,
             ThreadPool* pool) {
     const int64_t columns = weight.columns();
-    const auto rows = [&](int64_t begin, int64_t end) {
-        for (int64_t r = begin; r < end; ++r)
-            y[r] = dotRow(weight.dtype, weight.row(r), x.data(), columns);
-    };
+    const CpuKernels kernels = cpuKernels();
+    std::function<void(int64_t, int64_t)> rows;
+    // Block-quantized weights meet 8-bit activations, quantized once here for every row (reused
+    // per thread: no allocation per product).
+    thread_local QuantizedActivations quantized;
+    if (isBlockType(weight.dtype)) {
+        quantized.quantize(x.data(), columns);
+        const BlockDot dot =
+            weight.dtype == DType::Q8_0 ? q8_0BlockDot(kernels) : q4_0BlockDot(kernels);
+        rows = [&, dot](int64_t begin, int64_t end) {
+            for (int64_t r = begin; r < end; ++r)
+                y[r] = dot(weight.row(r), quantized);
+        };
+    } else {
+        const RowDot dot = floatRowDot(weight.dtype, kernels);
+        rows = [&, dot](int64_t begin, int64_t end) {
+            for (int64_t r = begin; r < end; ++r)
+                y[r] = dot(weight.row(r), x.data(), columns);
+        };
+    }
     // Below this many weights a product is faster on one thread than the hand-off costs.
     constexpr int64_t kParallelThreshold = int64_t(1) << 15;
     if (pool != nullptr && pool->size() > 1 && weight.rows() * columns >= kParallelThreshold)

@@ -1,6 +1,6 @@
 #pragma once
-// The readable CPU reference path: plain loops over f32 activations, one function per operation of
-// the decoder. Faster kernels are checked against these.
+// The CPU operations of the decoder, one function per operation, on f32 activations. The weight
+// products go through the SIMD kernels (kernels.h, chosen at run time); the rest are plain loops.
 
 #include <cstdint>
 #include <span>
@@ -12,9 +12,10 @@ namespace inferlens {
 
 class ThreadPool;
 
-// y = W · x for W of shape [rows, columns] in any weight type (y has `rows` entries). With a pool,
-// large products split their rows across its threads (each row's sum is computed the same way, so
-// the result does not depend on the thread count).
+// y = W · x for W of shape [rows, columns] in any weight type (y has `rows` entries). Block types
+// (Q8_0, Q4_0) quantize x to 8 bits per block first (kernels.h). With a pool, large products split
+// their rows across its threads (each row's sum is computed the same way, so the result does not
+// depend on the thread count).
 void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y,
             ThreadPool* pool = nullptr);
 // y += b

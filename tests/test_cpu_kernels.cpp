@@ -1,0 +1,170 @@
+// Every CPU kernel set this machine has (portable, AVX2, AVX-512) against a double-precision
+// product of the decoded weights, for every weight type, on random rows of awkward lengths: float
+// types at lengths that leave every possible tail after the vector loops, block types over 1, 3,
+// 17 and 129 blocks. Float kernels must agree to f32 rounding; block kernels quantize the
+// activations to 8 bits, so they may differ from the exact product by at most the error that
+// rounding introduces (each activation moves by at most half its block's step, max|x| / 254),
+// plus f32 rounding. Also: the sets a CPU lacks are reported as such, and
+// INFERLENS_CPU_KERNELS chooses the set, as the CLI shows.
+
+#include <QProcess>
+#include <QTest>
+
+#include <cmath>
+#include <random>
+
+#include "backend/cpu/kernels.h"
+#include "core/dtype_codec.h"
+#include "core/quant_blocks.h"
+#include "support/test_models.h"
+
+using namespace inferlens;
+
+namespace {
+
+std::vector<float> randomValues(int64_t count, float scale, uint32_t seed) {
+    std::mt19937 generator(seed);
+    std::normal_distribution<float> normal(0.0f, scale);
+    std::vector<float> values{};
+    values.resize(size_t(count));
+    for (float& value : values)
+        value = normal(generator);
+    return values;
+}
+
+std::vector<std::byte> encoded(DType dtype, const std::vector<float>& values) {
+    std::vector<std::byte> bytes(size_t(*byteSize(dtype, int64_t(values.size()))));
+    encodeRow(dtype, values, bytes.data());
+    return bytes;
+}
+
+std::vector<CpuKernels> availableKernels() {
+    std::vector<CpuKernels> sets;
+    for (const CpuKernels kernels : {CpuKernels::Portable, CpuKernels::Avx2, CpuKernels::Avx512})
+        if (cpuSupports(kernels))
+            sets.push_back(kernels);
+    return sets;
+}
+
+}  // namespace
+
+class TestCpuKernels : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        QVERIFY(cpuSupports(CpuKernels::Portable));
+        for (const CpuKernels kernels : {CpuKernels::Avx2, CpuKernels::Avx512})
+            if (!cpuSupports(kernels))
+                qInfo("this CPU has no %s: those kernels are not run here",
+                      cpuKernelsName(kernels));
+    }
+
+    void floatKernelsAgreeWithTheDecodedProduct() {
+        for (const CpuKernels kernels : availableKernels())
+            for (const DType dtype : {DType::F32, DType::F16, DType::BF16})
+                for (const int64_t count : {1, 7, 8, 15, 16, 31, 33, 63, 64, 65, 100, 1023, 4099}) {
+                    const auto w = randomValues(count, 0.5f, uint32_t(count));
+                    const auto x = randomValues(count, 1.0f, uint32_t(count) + 1000);
+                    const auto row = encoded(dtype, w);
+                    std::vector<float> decoded(static_cast<size_t>(count));
+                    decodeRow(dtype, row.data(), decoded);
+                    double exact = 0, magnitude = 0;
+                    for (int64_t i = 0; i < count; ++i) {
+                        exact += double(decoded[size_t(i)]) * x[size_t(i)];
+                        magnitude += std::fabs(double(decoded[size_t(i)]) * x[size_t(i)]);
+                    }
+                    const RowDot dot = floatRowDot(dtype, kernels);
+                    QVERIFY(dot != nullptr);
+                    const float got = dot(row.data(), x.data(), count);
+                    // f32 accumulation in any order: a few ulps of the sum of magnitudes.
+                    QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30,
+                             qPrintable(QString("%1 %2 n=%3: %4 vs %5")
+                                            .arg(cpuKernelsName(kernels))
+                                            .arg(dtypeName(dtype).data())
+                                            .arg(count)
+                                            .arg(got)
+                                            .arg(exact)));
+                }
+    }
+
+    void blockKernelsAgreeWithinTheActivationRounding() {
+        for (const CpuKernels kernels : availableKernels())
+            for (const DType dtype : {DType::Q8_0, DType::Q4_0})
+                for (const int64_t blocks : {1, 3, 17, 129}) {
+                    const int64_t count = blocks * kQuantBlockElements;
+                    const auto w = randomValues(count, 0.1f, uint32_t(blocks));
+                    auto x = randomValues(count, 1.0f, uint32_t(blocks) + 77);
+                    x[5] = 0;  // and a block of zeros, whose scale is 0
+                    if (blocks > 2)
+                        std::fill(x.begin() + 32, x.begin() + 64, 0.0f);
+                    const auto row = encoded(dtype, w);
+                    std::vector<float> decoded(static_cast<size_t>(count));
+                    decodeRow(dtype, row.data(), decoded);
+                    QuantizedActivations quantized;
+                    quantized.quantize(x.data(), count);
+                    double exact = 0, bound = 0, magnitude = 0;
+                    for (int64_t b = 0; b < blocks; ++b) {
+                        const double halfStep = double(quantized.scales[size_t(b)]) / 2;
+                        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+                            const size_t i = size_t(b * kQuantBlockElements + j);
+                            exact += double(decoded[i]) * x[i];
+                            bound += std::fabs(double(decoded[i])) * halfStep;
+                            magnitude += std::fabs(double(decoded[i]) * x[i]);
+                        }
+                    }
+                    const BlockDot dot =
+                        dtype == DType::Q8_0 ? q8_0BlockDot(kernels) : q4_0BlockDot(kernels);
+                    const float got = dot(row.data(), quantized);
+                    QVERIFY2(std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
+                             qPrintable(QString("%1 %2 %3 blocks: %4 vs %5 (bound %6)")
+                                            .arg(cpuKernelsName(kernels))
+                                            .arg(dtypeName(dtype).data())
+                                            .arg(blocks)
+                                            .arg(got)
+                                            .arg(exact)
+                                            .arg(bound)));
+                    // Every set computes the same integer sums: they agree to f32 rounding.
+                    const float portable = (dtype == DType::Q8_0 ? q8_0BlockDot : q4_0BlockDot)(
+                        CpuKernels::Portable)(row.data(), quantized);
+                    QVERIFY(std::fabs(got - portable) <= 1e-5 * magnitude + 1e-6);
+                }
+    }
+
+    void activationsRoundToTheNearestStep() {
+        const auto x = randomValues(64, 2.0f, 3);
+        QuantizedActivations quantized;
+        quantized.quantize(x.data(), 64);
+        QCOMPARE(quantized.blocks(), int64_t(2));
+        for (int64_t b = 0; b < 2; ++b) {
+            int32_t sum = 0;
+            for (int64_t j = 0; j < 32; ++j) {
+                const size_t i = size_t(b * 32 + j);
+                const float step = quantized.scales[size_t(b)];
+                QVERIFY(std::abs(quantized.values[i]) <= 127);
+                QVERIFY(std::fabs(quantized.values[i] * step - x[i]) <= step / 2 * 1.0001f);
+                sum += quantized.values[i];
+            }
+            QCOMPARE(quantized.sums[size_t(b)], sum);
+        }
+    }
+
+    void theEnvironmentChoosesTheKernels() {
+        for (const CpuKernels kernels : availableKernels()) {
+            QProcess cli;
+            QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+            environment.insert("INFERLENS_CPU_KERNELS", cpuKernelsName(kernels));
+            cli.setProcessEnvironment(environment);
+            cli.start(QStringLiteral(INFERLENS_CLI_PATH),
+                      {"info", "--model", QStringLiteral(INFERLENS_BUNDLED_MODEL)});
+            QVERIFY(cli.waitForFinished(60000));
+            QCOMPARE(cli.exitCode(), 0);
+            const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+            QVERIFY2(out.contains(QStringLiteral("CPU kernels:  %1").arg(cpuKernelsName(kernels))),
+                     qPrintable(out));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestCpuKernels)
+#include "test_cpu_kernels.moc"
