@@ -44,9 +44,67 @@ void Model::forwardLayer(int64_t layerIndex, int64_t firstPosition, std::span<fl
     // Token by token in position order: each token's attention reads the K/V that the tokens
     // before it wrote to the cache in this same layer, which is the causal mask.
     const auto count = int64_t(x.size() / hidden);
-    for (int64_t i = 0; i < count; ++i)
-        forwardToken(layer, layerIndex, firstPosition + i, x.subspan(size_t(i) * hidden, hidden),
-                     cache, s, recorder);
+    if (count == 1)
+        forwardToken(layer, layerIndex, firstPosition, x, cache, s, recorder);
+    else
+        forwardTokens(layer, layerIndex, firstPosition, count, x, cache, s, recorder);
+}
+
+void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t firstPosition,
+                          int64_t count, std::span<float> x, KvCache& cache, ForwardScratch& s,
+                          AttentionRecorder* recorder) const {
+    const ModelConfig& c = config();
+    const auto hidden = size_t(c.hiddenSize), queryWidth = size_t(c.queryWidth()),
+               kvWidth = size_t(c.kvWidth()), ffn = size_t(c.ffnSize);
+    const auto rows = size_t(count);
+    ForwardScratch::Batch& b = s.batch;
+    b.normed.resize(rows * hidden);
+    b.query.resize(rows * queryWidth);
+    b.key.resize(rows * kvWidth);
+    b.value.resize(rows * kvWidth);
+    b.attended.resize(rows * queryWidth);
+    b.projected.resize(rows * hidden);
+    b.gate.resize(rows * ffn);
+    b.up.resize(rows * ffn);
+    const auto row = [](std::vector<float>& matrix, size_t width, size_t i) {
+        return std::span(matrix).subspan(i * width, width);
+    };
+
+    // Attention block: x += Wo · attention(RMSNorm(x)), the products over all tokens at once.
+    for (size_t i = 0; i < rows; ++i)
+        rmsNorm(x.subspan(i * hidden, hidden), layer.attentionNorm, c.rmsNormEps,
+                row(b.normed, hidden, i));
+    matMat(layer.query, b.normed, count, b.query, s.pool);
+    matMat(layer.key, b.normed, count, b.key, s.pool);
+    matMat(layer.value, b.normed, count, b.value, s.pool);
+    // Token by token in position order: each token's attention reads the K/V that the tokens
+    // before it wrote to the cache in this same layer, which is the causal mask.
+    for (size_t i = 0; i < rows; ++i) {
+        const int64_t position = firstPosition + int64_t(i);
+        const std::span<float> key = cache.keyRow(layerIndex, position);
+        const std::span<float> value = cache.valueRow(layerIndex, position);
+        std::copy_n(b.key.begin() + ptrdiff_t(i * kvWidth), kvWidth, key.begin());
+        std::copy_n(b.value.begin() + ptrdiff_t(i * kvWidth), kvWidth, value.begin());
+        finishQkv(layer, position, row(b.query, queryWidth, i), key, value);
+        std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth, s.query.begin());
+        attend(layerIndex, position, cache, s, recorder);
+        std::copy(s.attended.begin(), s.attended.end(),
+                  b.attended.begin() + ptrdiff_t(i * queryWidth));
+    }
+    matMat(layer.attentionOutput, b.attended, count, b.projected, s.pool);
+    for (size_t i = 0; i < rows * hidden; ++i)
+        x[i] += b.projected[i];
+
+    // SwiGLU MLP block, likewise.
+    for (size_t i = 0; i < rows; ++i)
+        rmsNorm(x.subspan(i * hidden, hidden), layer.ffnNorm, c.rmsNormEps,
+                row(b.normed, hidden, i));
+    matMat(layer.ffnGate, b.normed, count, b.gate, s.pool);
+    matMat(layer.ffnUp, b.normed, count, b.up, s.pool);
+    swiGlu(b.gate, b.up);
+    matMat(layer.ffnDown, b.gate, count, b.projected, s.pool);
+    for (size_t i = 0; i < rows * hidden; ++i)
+        x[i] += b.projected[i];
 }
 
 void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t position,
@@ -56,7 +114,13 @@ void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t 
 
     // Attention block: x += Wo · attention(RMSNorm(x))
     rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed);
-    attention(layer, layerIndex, position, cache, s, recorder);
+    const std::span<float> key = cache.keyRow(layerIndex, position);
+    const std::span<float> value = cache.valueRow(layerIndex, position);
+    matVec(layer.query, s.normed, s.query, s.pool);
+    matVec(layer.key, s.normed, key, s.pool);
+    matVec(layer.value, s.normed, value, s.pool);
+    finishQkv(layer, position, s.query, key, value);
+    attend(layerIndex, position, cache, s, recorder);
     matVec(layer.attentionOutput, s.attended, s.projected, s.pool);
     for (int64_t i = 0; i < c.hiddenSize; ++i)
         x[i] += s.projected[i];
@@ -71,30 +135,29 @@ void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t 
         x[i] += s.projected[i];
 }
 
-void Model::attention(const LayerWeights& layer, int64_t layerIndex, int64_t position,
-                      KvCache& cache, ForwardScratch& s, AttentionRecorder* recorder) const {
+void Model::finishQkv(const LayerWeights& layer, int64_t position, std::span<float> query,
+                      std::span<float> key, std::span<float> value) const {
     const ModelConfig& c = config();
-    const int64_t headDim = c.headDim;
-    const size_t dim = size_t(headDim);
-
-    // Q, K, V projections (+ bias for GLM), RoPE on Q and K; K and V of this token go to the cache
-    // (the cache holds rotated keys).
-    std::span<float> key = cache.keyRow(layerIndex, position);
-    std::span<float> value = cache.valueRow(layerIndex, position);
-    matVec(layer.query, s.normed, s.query, s.pool);
-    matVec(layer.key, s.normed, key, s.pool);
-    matVec(layer.value, s.normed, value, s.pool);
+    const auto dim = size_t(c.headDim);
     if (layer.queryBias)
-        addBias(*layer.queryBias, s.query);
+        addBias(*layer.queryBias, query);
     if (layer.keyBias)
         addBias(*layer.keyBias, key);
     if (layer.valueBias)
         addBias(*layer.valueBias, value);
+    // The cache holds rotated keys.
     for (int64_t h = 0; h < c.headCount; ++h)
-        applyRope(std::span(s.query).subspan(h * dim, dim), position, c.ropeDims, c.ropeBase,
+        applyRope(query.subspan(size_t(h) * dim, dim), position, c.ropeDims, c.ropeBase,
                   c.ropePairing);
     for (int64_t g = 0; g < c.kvHeadCount; ++g)
-        applyRope(key.subspan(g * dim, dim), position, c.ropeDims, c.ropeBase, c.ropePairing);
+        applyRope(key.subspan(size_t(g) * dim, dim), position, c.ropeDims, c.ropeBase,
+                  c.ropePairing);
+}
+
+void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& s,
+                   AttentionRecorder* recorder) const {
+    const ModelConfig& c = config();
+    const int64_t headDim = c.headDim;
 
     // Causal attention of each query head over positions 0..position of its KV group.
     const std::span<const float> keys = cache.keys(layerIndex, position + 1);

@@ -38,6 +38,10 @@ struct ForwardScratch {
     std::vector<float> gate;       // [F]
     std::vector<float> up;         // [F]
     ThreadPool* pool = nullptr;    // splits the large products across threads when set
+    // A prefill's matrices, [tokens, width] row-major (sized by the first prefill that needs them).
+    struct Batch {
+        std::vector<float> normed, query, key, value, attended, projected, gate, up;
+    } batch;
 };
 
 class Model {
@@ -59,11 +63,21 @@ class Model {
                        ForwardScratch& scratch) const;
 
   private:
+    // One token (a decode step): matrix-vector products.
     void forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t position,
                       std::span<float> x, KvCache& cache, ForwardScratch& scratch,
                       AttentionRecorder* recorder) const;
-    void attention(const LayerWeights& layer, int64_t layerIndex, int64_t position, KvCache& cache,
-                   ForwardScratch& scratch, AttentionRecorder* recorder) const;
+    // Several tokens (a prefill): every product as one matrix-matrix product over the tokens.
+    void forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t firstPosition,
+                       int64_t count, std::span<float> x, KvCache& cache, ForwardScratch& scratch,
+                       AttentionRecorder* recorder) const;
+    // Biases, then RoPE on the query heads and key groups of the token at `position`.
+    void finishQkv(const LayerWeights& layer, int64_t position, std::span<float> query,
+                   std::span<float> key, std::span<float> value) const;
+    // Causal attention of scratch.query (the token at `position`, its K/V already in the cache)
+    // into scratch.attended.
+    void attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& scratch,
+                AttentionRecorder* recorder) const;
 
     ModelFiles files_;
     DecoderWeights weights_;

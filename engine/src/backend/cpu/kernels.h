@@ -18,8 +18,13 @@ namespace inferlens {
 using RowDot = float (*)(const std::byte* row, const float* x, int64_t count);
 // Σ over x's blocks of the block products, the row in a block type.
 using BlockDot = float (*)(const std::byte* row, const QuantizedActivations& x);
+// One row against four activation vectors at once (a prefill's tokens): each weight is loaded and
+// converted once for four products, which is what makes a batch of tokens compute-bound.
+constexpr int kRowDotBatch = 4;
+using RowDot4 = void (*)(const std::byte* row, const float* const* xs, int64_t count, float* out);
 
 RowDot floatRowDot(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
+RowDot4 floatRowDot4(DType dtype, CpuKernels kernels);
 BlockDot q8_0BlockDot(CpuKernels kernels);
 BlockDot q4_0BlockDot(CpuKernels kernels);
 

@@ -11,6 +11,25 @@
 
 namespace inferlens {
 
+namespace {
+
+// Splits [0, rows) across the pool's threads when the product is large enough to gain from it.
+void forRows(int64_t rows, int64_t work, ThreadPool* pool,
+             const std::function<void(int64_t, int64_t)>& body) {
+    // Below this many weights a product is faster on one thread than the hand-off costs.
+    constexpr int64_t kParallelThreshold = int64_t(1) << 15;
+    if (pool != nullptr && pool->size() > 1 && work >= kParallelThreshold)
+        pool->parallelFor(rows, body);
+    else
+        body(0, rows);
+}
+
+BlockDot blockDot(DType dtype, CpuKernels kernels) {
+    return dtype == DType::Q8_0 ? q8_0BlockDot(kernels) : q4_0BlockDot(kernels);
+}
+
+}  // namespace
+
 void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y,
             ThreadPool* pool) {
     const int64_t columns = weight.columns();
@@ -21,25 +40,63 @@ void matVec(const TensorView& weight, std::span<const float> x, std::span<float>
     thread_local QuantizedActivations quantized;
     if (isBlockType(weight.dtype)) {
         quantized.quantize(x.data(), columns);
-        const BlockDot dot =
-            weight.dtype == DType::Q8_0 ? q8_0BlockDot(kernels) : q4_0BlockDot(kernels);
-        rows = [&, dot](int64_t begin, int64_t end) {
+        rows = [&, dot = blockDot(weight.dtype, kernels)](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r)
                 y[r] = dot(weight.row(r), quantized);
         };
     } else {
-        const RowDot dot = floatRowDot(weight.dtype, kernels);
-        rows = [&, dot](int64_t begin, int64_t end) {
+        rows = [&, dot = floatRowDot(weight.dtype, kernels)](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r)
                 y[r] = dot(weight.row(r), x.data(), columns);
         };
     }
-    // Below this many weights a product is faster on one thread than the hand-off costs.
-    constexpr int64_t kParallelThreshold = int64_t(1) << 15;
-    if (pool != nullptr && pool->size() > 1 && weight.rows() * columns >= kParallelThreshold)
-        pool->parallelFor(weight.rows(), rows);
-    else
-        rows(0, weight.rows());
+    forRows(weight.rows(), weight.rows() * columns, pool, rows);
+}
+
+void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, std::span<float> y,
+            ThreadPool* pool) {
+    const int64_t columns = weight.columns();
+    const int64_t outputs = weight.rows();
+    const CpuKernels kernels = cpuKernels();
+    // Tokens per block: their activations (64 × 4 KiB-wide rows at most a few hundred KiB) stay in
+    // the core's cache while the thread's weight rows stream past them.
+    constexpr int64_t kTokenBlock = 64;
+    std::function<void(int64_t, int64_t)> rows;
+    thread_local std::vector<QuantizedActivations> quantized;
+    if (isBlockType(weight.dtype)) {
+        quantized.resize(size_t(tokens));
+        for (int64_t t = 0; t < tokens; ++t)
+            quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+        rows = [&, dot = blockDot(weight.dtype, kernels)](int64_t begin, int64_t end) {
+            for (int64_t first = 0; first < tokens; first += kTokenBlock)
+                for (int64_t r = begin; r < end; ++r)
+                    for (int64_t t = first; t < std::min(tokens, first + kTokenBlock); ++t)
+                        y[t * outputs + r] = dot(weight.row(r), quantized[size_t(t)]);
+        };
+    } else {
+        rows = [&, dot = floatRowDot(weight.dtype, kernels),
+                dot4 = floatRowDot4(weight.dtype, kernels)](int64_t begin, int64_t end) {
+            for (int64_t first = 0; first < tokens; first += kTokenBlock) {
+                const int64_t last = std::min(tokens, first + kTokenBlock);
+                for (int64_t r = begin; r < end; ++r) {
+                    const std::byte* row = weight.row(r);
+                    int64_t t = first;
+                    for (; t + kRowDotBatch <= last; t += kRowDotBatch) {
+                        const float* xs[kRowDotBatch];
+                        float out[kRowDotBatch];
+                        for (int k = 0; k < kRowDotBatch; ++k)
+                            xs[k] = x.data() + (t + k) * columns;
+                        dot4(row, xs, columns, out);
+                        for (int k = 0; k < kRowDotBatch; ++k)
+                            y[(t + k) * outputs + r] = out[k];
+                    }
+                    for (; t < last; ++t)
+                        y[t * outputs + r] = dot(row, x.data() + t * columns, columns);
+                }
+            }
+        };
+    }
+    forRows(outputs, outputs * columns * tokens, pool, rows);
 }
 
 void addBias(const TensorView& bias, std::span<float> y) {

@@ -18,6 +18,12 @@ class ThreadPool;
 // depend on the thread count).
 void matVec(const TensorView& weight, std::span<const float> x, std::span<float> y,
             ThreadPool* pool = nullptr);
+// Y = X · Wᵀ for the `tokens` rows of X ([tokens, columns]) into Y ([tokens, rows]): a prefill's
+// products as one cache-blocked GEMM. Threads split the weight rows; within its rows a thread takes
+// the tokens in blocks that stay in cache and each weight row against four tokens at once, so a
+// weight is read once per block rather than once per token.
+void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, std::span<float> y,
+            ThreadPool* pool = nullptr);
 // y += b
 void addBias(const TensorView& bias, std::span<float> y);
 // out = x / rms(x) * weight
