@@ -61,30 +61,60 @@ class TestCpuKernels : public QObject {
     }
 
     void floatKernelsAgreeWithTheDecodedProduct() {
+        // Tiles of every shape up to 4 rows × 4 tokens, and one past it (the kernel splits it).
+        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4},
+                                                      {3, 2}, {2, 3}, {5, 5}};
         for (const CpuKernels kernels : availableKernels())
             for (const DType dtype : {DType::F32, DType::F16, DType::BF16})
                 for (const int64_t count : {1, 7, 8, 15, 16, 31, 33, 63, 64, 65, 100, 1023, 4099}) {
-                    const auto w = randomValues(count, 0.5f, uint32_t(count));
-                    const auto x = randomValues(count, 1.0f, uint32_t(count) + 1000);
-                    const auto row = encoded(dtype, w);
-                    std::vector<float> decoded(static_cast<size_t>(count));
-                    decodeRow(dtype, row.data(), decoded);
-                    double exact = 0, magnitude = 0;
-                    for (int64_t i = 0; i < count; ++i) {
-                        exact += double(decoded[size_t(i)]) * x[size_t(i)];
-                        magnitude += std::fabs(double(decoded[size_t(i)]) * x[size_t(i)]);
+                    std::vector<std::vector<std::byte>> rows;
+                    std::vector<std::vector<float>> decoded, x;
+                    for (int r = 0; r < 5; ++r) {
+                        rows.push_back(encoded(dtype, randomValues(count, 0.5f, uint32_t(r))));
+                        decoded.emplace_back(static_cast<size_t>(count));
+                        decodeRow(dtype, rows.back().data(), decoded.back());
+                        x.push_back(randomValues(count, 1.0f, uint32_t(100 + r)));
                     }
-                    const RowDot dot = floatRowDot(dtype, kernels);
-                    QVERIFY(dot != nullptr);
-                    const float got = dot(row.data(), x.data(), count);
-                    // f32 accumulation in any order: a few ulps of the sum of magnitudes.
-                    QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30,
-                             qPrintable(QString("%1 %2 n=%3: %4 vs %5")
-                                            .arg(cpuKernelsName(kernels))
-                                            .arg(dtypeName(dtype).data())
-                                            .arg(count)
-                                            .arg(got)
-                                            .arg(exact)));
+                    const FloatTile tile = floatTile(dtype, kernels);
+                    QVERIFY(tile != nullptr);
+                    std::vector<std::vector<float>> first(5, std::vector<float>(5, NAN));
+                    for (const auto& [rowCount, tokenCount] : shapes) {
+                        const std::byte* rowPointers[5];
+                        const float* xs[5];
+                        for (int k = 0; k < 5; ++k) {
+                            rowPointers[k] = rows[size_t(k)].data();
+                            xs[k] = x[size_t(k)].data();
+                        }
+                        std::vector<float> out(size_t(rowCount * tokenCount));
+                        tile(rowPointers, rowCount, xs, tokenCount, count, out.data());
+                        for (int r = 0; r < rowCount; ++r)
+                            for (int t = 0; t < tokenCount; ++t) {
+                                double exact = 0, magnitude = 0;
+                                for (int64_t i = 0; i < count; ++i) {
+                                    const double p = double(decoded[size_t(r)][size_t(i)]) *
+                                                     x[size_t(t)][size_t(i)];
+                                    exact += p;
+                                    magnitude += std::fabs(p);
+                                }
+                                const float got = out[size_t(r * tokenCount + t)];
+                                // f32 accumulation in any order: a few ulps of the magnitudes.
+                                QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30,
+                                         qPrintable(QString("%1 %2 n=%3 %4×%5: %6 vs %7")
+                                                        .arg(cpuKernelsName(kernels))
+                                                        .arg(dtypeName(dtype).data())
+                                                        .arg(count)
+                                                        .arg(rowCount)
+                                                        .arg(tokenCount)
+                                                        .arg(got)
+                                                        .arg(exact)));
+                                // The same pair gives the same number in every tile shape, so
+                                // a prefill and token-by-token decoding agree exactly.
+                                float& seen = first[size_t(r)][size_t(t)];
+                                if (std::isnan(seen))
+                                    seen = got;
+                                QCOMPARE(got, seen);
+                            }
+                    }
                 }
     }
 

@@ -14,17 +14,20 @@
 
 namespace inferlens {
 
-// Σ row[i] · x[i] for i < count, the row in a float type.
-using RowDot = float (*)(const std::byte* row, const float* x, int64_t count);
+// A tile of products for float-type rows (F32, F16, BF16): out[r · tokenCount + t] = Σ_i
+// rows[r][i] · xs[t][i] over `count` elements, for up to kTileRows rows and kTileTokens activation
+// vectors (a decode step's single token, or a prefill's tokens). A tile loads each weight once for
+// all its tokens and each activation once for all its rows, which is what makes a prefill
+// compute-bound; and every (row, token) pair is summed the same way whatever the tile's shape, so
+// a token's numbers do not depend on whether it ran alone or in a batch.
+constexpr int kTileRows = 4;
+constexpr int kTileTokens = 4;
+using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const float* const* xs,
+                           int tokenCount, int64_t count, float* out);
 // Σ over x's blocks of the block products, the row in a block type.
 using BlockDot = float (*)(const std::byte* row, const QuantizedActivations& x);
-// One row against four activation vectors at once (a prefill's tokens): each weight is loaded and
-// converted once for four products, which is what makes a batch of tokens compute-bound.
-constexpr int kRowDotBatch = 4;
-using RowDot4 = void (*)(const std::byte* row, const float* const* xs, int64_t count, float* out);
 
-RowDot floatRowDot(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
-RowDot4 floatRowDot4(DType dtype, CpuKernels kernels);
+FloatTile floatTile(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
 BlockDot q8_0BlockDot(CpuKernels kernels);
 BlockDot q4_0BlockDot(CpuKernels kernels);
 

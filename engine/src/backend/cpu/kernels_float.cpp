@@ -1,13 +1,12 @@
-// F32, F16 and BF16 rows times f32 activations. The SIMD versions keep four independent
-// accumulators so that the FMA latency does not serialise the loop, and finish the tail (counts
-// that are not a multiple of the vector width) in scalar code.
-
-#include <cstring>
+// F32, F16 and BF16 rows times f32 activations, as tiles of up to kTileRows rows × kTileTokens
+// tokens. Every (row, token) pair has one vector accumulator over the full-width part of the row,
+// then the scalar tail in order: the same sum whatever tile it is computed in. The SIMD tiles get
+// their instruction-level parallelism from the tile's independent pairs (a decode step's tile is
+// kTileRows rows × 1 token), not from splitting one sum.
 
 #include "backend/cpu/kernels.h"
-#include "core/dtype_codec.h"
-
 #include "backend/cpu/simd_x86.h"
+#include "core/dtype_codec.h"
 
 // GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
 // this file's code.
@@ -18,22 +17,63 @@ namespace inferlens {
 namespace {
 
 template <float (*load)(const std::byte*, int64_t)>
-float portableDot(const std::byte* row, const float* x, int64_t count) {
-    float sum = 0.0f;
-    for (int64_t i = 0; i < count; ++i)
-        sum += load(row, i) * x[i];
-    return sum;
-}
-
-template <float (*load)(const std::byte*, int64_t)>
-void portableDot4(const std::byte* row, const float* const* xs, int64_t count, float* out) {
-    for (int k = 0; k < kRowDotBatch; ++k)
-        out[k] = portableDot<load>(row, xs[k], count);
+void portableTile(const std::byte* const* rows, int rowCount, const float* const* xs,
+                  int tokenCount, int64_t count, float* out) {
+    for (int r = 0; r < rowCount; ++r)
+        for (int t = 0; t < tokenCount; ++t) {
+            float sum = 0.0f;
+            for (int64_t i = 0; i < count; ++i)
+                sum += load(rows[r], i) * xs[t][i];
+            out[r * tokenCount + t] = sum;
+        }
 }
 
 #if defined(__x86_64__)
 
-// Eight elements of a row as f32.
+// The register tiles. `out` has `stride` entries per row.
+#define INFERLENS_FLOAT_TILE(name, target, vector, width, zero, fma, loadx, reduce)       \
+    template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                   \
+              float (*load)(const std::byte*, int64_t)>                                   \
+    target void name(const std::byte* const* rows, const float* const* xs, int64_t count, \
+                     float* out, int stride) {                                            \
+        vector acc[R][T];                                                                 \
+        _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r)                               \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] = zero();       \
+        int64_t i = 0;                                                                    \
+        for (; i + width <= count; i += width) {                                          \
+            vector x[T];                                                                  \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) x[t] = loadx(xs[t] + i);  \
+            _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {                         \
+                const vector w = loadw(rows[r], i);                                       \
+                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] =           \
+                    fma(w, x[t], acc[r][t]);                                              \
+            }                                                                             \
+        }                                                                                 \
+        for (int r = 0; r < R; ++r)                                                       \
+            for (int t = 0; t < T; ++t) {                                                 \
+                float sum = reduce(acc[r][t]);                                            \
+                for (int64_t j = i; j < count; ++j)                                       \
+                    sum += load(rows[r], j) * xs[t][j];                                   \
+                out[r * stride + t] = sum;                                                \
+            }                                                                             \
+    }
+
+INFERLENS_AVX2 inline __m256 zero8() {
+    return _mm256_setzero_ps();
+}
+INFERLENS_AVX512 inline __m512 zero16() {
+    return _mm512_setzero_ps();
+}
+INFERLENS_AVX512 inline float reduce16(__m512 v) {
+    return _mm512_reduce_add_ps(v);
+}
+
+INFERLENS_FLOAT_TILE(avx2Tile, INFERLENS_AVX2, __m256, 8, zero8, _mm256_fmadd_ps, _mm256_loadu_ps,
+                     simd::horizontalSum)
+INFERLENS_FLOAT_TILE(avx512Tile, INFERLENS_AVX512, __m512, 16, zero16, _mm512_fmadd_ps,
+                     _mm512_loadu_ps, reduce16)
+
+// Eight or sixteen elements of a row as f32.
 INFERLENS_AVX2 inline __m256 load8F32(const std::byte* row, int64_t i) {
     return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + i);
 }
@@ -44,50 +84,6 @@ INFERLENS_AVX2 inline __m256 load8Bf16(const std::byte* row, int64_t i) {
     const __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * i));
     return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
 }
-
-// One row against `tokens` activation vectors (the loops over accumulators and tokens are unrolled
-// so that the accumulators live in registers). The single-vector dot is the same function with
-// tokens = 1, so that a token's product is the same number whether it runs alone (decode) or in a
-// batch (prefill): the accumulators, their order and the tail are identical.
-template <int tokens, __m256 (*load8)(const std::byte*, int64_t),
-          float (*load)(const std::byte*, int64_t)>
-INFERLENS_AVX2 void avx2DotN(const std::byte* row, const float* const* xs, int64_t count,
-                             float* out) {
-    constexpr int kAccumulators = 2;  // × tokens: fits the 16 vector registers with the loads
-    __m256 acc[tokens][kAccumulators];
-    for (auto& perToken : acc)
-        for (auto& a : perToken)
-            a = _mm256_setzero_ps();
-    int64_t i = 0;
-    for (; i + 8 * kAccumulators <= count; i += 8 * kAccumulators)
-#pragma GCC unroll 4
-        for (int k = 0; k < kAccumulators; ++k) {
-            const __m256 w = load8(row, i + 8 * k);
-#pragma GCC unroll 4
-            for (int t = 0; t < tokens; ++t)
-                acc[t][k] = _mm256_fmadd_ps(w, _mm256_loadu_ps(xs[t] + i + 8 * k), acc[t][k]);
-        }
-    for (; i + 8 <= count; i += 8) {
-        const __m256 w = load8(row, i);
-#pragma GCC unroll 4
-        for (int t = 0; t < tokens; ++t)
-            acc[t][0] = _mm256_fmadd_ps(w, _mm256_loadu_ps(xs[t] + i), acc[t][0]);
-    }
-    for (int t = 0; t < tokens; ++t) {
-        float sum = simd::horizontalSum(_mm256_add_ps(acc[t][0], acc[t][1]));
-        for (int64_t j = i; j < count; ++j)
-            sum += load(row, j) * xs[t][j];
-        out[t] = sum;
-    }
-}
-
-template <__m256 (*load8)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
-INFERLENS_AVX2 float avx2Dot(const std::byte* row, const float* x, int64_t count) {
-    float out;
-    avx2DotN<1, load8, load>(row, &x, count, &out);
-    return out;
-}
-
 INFERLENS_AVX512 inline __m512 load16F32(const std::byte* row, int64_t i) {
     return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + i);
 }
@@ -99,61 +95,60 @@ INFERLENS_AVX512 inline __m512 load16Bf16(const std::byte* row, int64_t i) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
 }
 
-// As avx2DotN, sixteen lanes wide with four accumulators per token (32 vector registers).
-template <int tokens, __m512 (*load16)(const std::byte*, int64_t),
-          float (*load)(const std::byte*, int64_t)>
-INFERLENS_AVX512 void avx512DotN(const std::byte* row, const float* const* xs, int64_t count,
-                                 float* out) {
-    constexpr int kAccumulators = 4;
-    __m512 acc[tokens][kAccumulators];
-    for (auto& perToken : acc)
-        for (auto& a : perToken)
-            a = _mm512_setzero_ps();
-    int64_t i = 0;
-    for (; i + 16 * kAccumulators <= count; i += 16 * kAccumulators)
-#pragma GCC unroll 4
-        for (int k = 0; k < kAccumulators; ++k) {
-            const __m512 w = load16(row, i + 16 * k);
-#pragma GCC unroll 4
-            for (int t = 0; t < tokens; ++t)
-                acc[t][k] = _mm512_fmadd_ps(w, _mm512_loadu_ps(xs[t] + i + 16 * k), acc[t][k]);
-        }
-    for (; i + 16 <= count; i += 16) {
-        const __m512 w = load16(row, i);
-#pragma GCC unroll 4
-        for (int t = 0; t < tokens; ++t)
-            acc[t][0] = _mm512_fmadd_ps(w, _mm512_loadu_ps(xs[t] + i), acc[t][0]);
+// Any tile up to R × T (rows × tokens) from the fixed-size register tiles: whole groups of R rows
+// with T tokens at a time, the remaining tokens one at a time, the remaining rows one at a time.
+template <
+    int R, int T,
+    void (*tile)(const std::byte* const*, const float* const*, int64_t, float*, int) = nullptr,
+    void (*rowsByOne)(const std::byte* const*, const float* const*, int64_t, float*, int) = nullptr,
+    void (*oneByTokens)(const std::byte* const*, const float* const*, int64_t, float*,
+                        int) = nullptr,
+    void (*oneByOne)(const std::byte* const*, const float* const*, int64_t, float*, int) = nullptr>
+void anyTile(const std::byte* const* rows, int rowCount, const float* const* xs, int tokenCount,
+             int64_t count, float* out) {
+    int r = 0;
+    for (; r + R <= rowCount; r += R) {
+        int t = 0;
+        for (; t + T <= tokenCount; t += T)
+            tile(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
+        for (; t < tokenCount; ++t)
+            rowsByOne(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
     }
-    for (int t = 0; t < tokens; ++t) {
-        float sum = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(acc[t][0], acc[t][1]),
-                                                       _mm512_add_ps(acc[t][2], acc[t][3])));
-        for (int64_t j = i; j < count; ++j)
-            sum += load(row, j) * xs[t][j];
-        out[t] = sum;
+    for (; r < rowCount; ++r) {
+        int t = 0;
+        for (; t + T <= tokenCount; t += T)
+            oneByTokens(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
+        for (; t < tokenCount; ++t)
+            oneByOne(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
     }
 }
 
-template <__m512 (*load16)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
-INFERLENS_AVX512 float avx512Dot(const std::byte* row, const float* x, int64_t count) {
-    float out;
-    avx512DotN<1, load16, load>(row, &x, count, &out);
-    return out;
-}
+// AVX2 has 16 vector registers: 2 rows × 4 tokens of accumulators plus the loads. AVX-512 has 32:
+// 4 × 4.
+template <__m256 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
+constexpr FloatTile avx2Kernels =
+    anyTile<2, kTileTokens, avx2Tile<2, kTileTokens, loadw, load>, avx2Tile<2, 1, loadw, load>,
+            avx2Tile<1, kTileTokens, loadw, load>, avx2Tile<1, 1, loadw, load>>;
+template <__m512 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
+constexpr FloatTile avx512Kernels =
+    anyTile<kTileRows, kTileTokens, avx512Tile<kTileRows, kTileTokens, loadw, load>,
+            avx512Tile<kTileRows, 1, loadw, load>, avx512Tile<1, kTileTokens, loadw, load>,
+            avx512Tile<1, 1, loadw, load>>;
 
 #endif
 
 }  // namespace
 
-RowDot4 floatRowDot4(DType dtype, CpuKernels kernels) {
+FloatTile floatTile(DType dtype, CpuKernels kernels) {
 #if defined(__x86_64__)
     if (kernels == CpuKernels::Avx512) {
         switch (dtype) {
             case DType::F32:
-                return avx512DotN<kRowDotBatch, load16F32, loadF32>;
+                return avx512Kernels<load16F32, loadF32>;
             case DType::F16:
-                return avx512DotN<kRowDotBatch, load16F16, loadF16>;
+                return avx512Kernels<load16F16, loadF16>;
             case DType::BF16:
-                return avx512DotN<kRowDotBatch, load16Bf16, loadBf16>;
+                return avx512Kernels<load16Bf16, loadBf16>;
             default:
                 return nullptr;
         }
@@ -161,11 +156,11 @@ RowDot4 floatRowDot4(DType dtype, CpuKernels kernels) {
     if (kernels == CpuKernels::Avx2) {
         switch (dtype) {
             case DType::F32:
-                return avx2DotN<kRowDotBatch, load8F32, loadF32>;
+                return avx2Kernels<load8F32, loadF32>;
             case DType::F16:
-                return avx2DotN<kRowDotBatch, load8F16, loadF16>;
+                return avx2Kernels<load8F16, loadF16>;
             case DType::BF16:
-                return avx2DotN<kRowDotBatch, load8Bf16, loadBf16>;
+                return avx2Kernels<load8Bf16, loadBf16>;
             default:
                 return nullptr;
         }
@@ -173,50 +168,11 @@ RowDot4 floatRowDot4(DType dtype, CpuKernels kernels) {
 #endif
     switch (dtype) {
         case DType::F32:
-            return portableDot4<loadF32>;
+            return portableTile<loadF32>;
         case DType::F16:
-            return portableDot4<loadF16>;
+            return portableTile<loadF16>;
         case DType::BF16:
-            return portableDot4<loadBf16>;
-        default:
-            return nullptr;
-    }
-}
-
-RowDot floatRowDot(DType dtype, CpuKernels kernels) {
-#if defined(__x86_64__)
-    if (kernels == CpuKernels::Avx512) {
-        switch (dtype) {
-            case DType::F32:
-                return avx512Dot<load16F32, loadF32>;
-            case DType::F16:
-                return avx512Dot<load16F16, loadF16>;
-            case DType::BF16:
-                return avx512Dot<load16Bf16, loadBf16>;
-            default:
-                return nullptr;
-        }
-    }
-    if (kernels == CpuKernels::Avx2) {
-        switch (dtype) {
-            case DType::F32:
-                return avx2Dot<load8F32, loadF32>;
-            case DType::F16:
-                return avx2Dot<load8F16, loadF16>;
-            case DType::BF16:
-                return avx2Dot<load8Bf16, loadBf16>;
-            default:
-                return nullptr;
-        }
-    }
-#endif
-    switch (dtype) {
-        case DType::F32:
-            return portableDot<loadF32>;
-        case DType::F16:
-            return portableDot<loadF16>;
-        case DType::BF16:
-            return portableDot<loadBf16>;
+            return portableTile<loadBf16>;
         default:
             return nullptr;
     }

@@ -45,9 +45,15 @@ void matVec(const TensorView& weight, std::span<const float> x, std::span<float>
                 y[r] = dot(weight.row(r), quantized);
         };
     } else {
-        rows = [&, dot = floatRowDot(weight.dtype, kernels)](int64_t begin, int64_t end) {
-            for (int64_t r = begin; r < end; ++r)
-                y[r] = dot(weight.row(r), x.data(), columns);
+        rows = [&, tile = floatTile(weight.dtype, kernels)](int64_t begin, int64_t end) {
+            const float* xs[] = {x.data()};
+            for (int64_t r = begin; r < end; r += kTileRows) {
+                const int count = int(std::min<int64_t>(kTileRows, end - r));
+                const std::byte* rowPointers[kTileRows];
+                for (int k = 0; k < count; ++k)
+                    rowPointers[k] = weight.row(r + k);
+                tile(rowPointers, count, xs, 1, columns, y.data() + r);
+            }
         };
     }
     forRows(weight.rows(), weight.rows() * columns, pool, rows);
@@ -74,24 +80,25 @@ void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, 
                         y[t * outputs + r] = dot(weight.row(r), quantized[size_t(t)]);
         };
     } else {
-        rows = [&, dot = floatRowDot(weight.dtype, kernels),
-                dot4 = floatRowDot4(weight.dtype, kernels)](int64_t begin, int64_t end) {
+        rows = [&, tile = floatTile(weight.dtype, kernels)](int64_t begin, int64_t end) {
             for (int64_t first = 0; first < tokens; first += kTokenBlock) {
                 const int64_t last = std::min(tokens, first + kTokenBlock);
-                for (int64_t r = begin; r < end; ++r) {
-                    const std::byte* row = weight.row(r);
-                    int64_t t = first;
-                    for (; t + kRowDotBatch <= last; t += kRowDotBatch) {
-                        const float* xs[kRowDotBatch];
-                        float out[kRowDotBatch];
-                        for (int k = 0; k < kRowDotBatch; ++k)
+                for (int64_t r = begin; r < end; r += kTileRows) {
+                    const int rowCount = int(std::min<int64_t>(kTileRows, end - r));
+                    const std::byte* rowPointers[kTileRows];
+                    for (int k = 0; k < rowCount; ++k)
+                        rowPointers[k] = weight.row(r + k);
+                    for (int64_t t = first; t < last; t += kTileTokens) {
+                        const int tokenCount = int(std::min<int64_t>(kTileTokens, last - t));
+                        const float* xs[kTileTokens];
+                        for (int k = 0; k < tokenCount; ++k)
                             xs[k] = x.data() + (t + k) * columns;
-                        dot4(row, xs, columns, out);
-                        for (int k = 0; k < kRowDotBatch; ++k)
-                            y[(t + k) * outputs + r] = out[k];
+                        float out[kTileRows * kTileTokens];
+                        tile(rowPointers, rowCount, xs, tokenCount, columns, out);
+                        for (int i = 0; i < rowCount; ++i)
+                            for (int k = 0; k < tokenCount; ++k)
+                                y[(t + k) * outputs + r + i] = out[i * tokenCount + k];
                     }
-                    for (; t < last; ++t)
-                        y[t * outputs + r] = dot(row, x.data() + t * columns, columns);
                 }
             }
         };

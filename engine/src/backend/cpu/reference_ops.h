@@ -20,8 +20,8 @@ void matVec(const TensorView& weight, std::span<const float> x, std::span<float>
             ThreadPool* pool = nullptr);
 // Y = X · Wᵀ for the `tokens` rows of X ([tokens, columns]) into Y ([tokens, rows]): a prefill's
 // products as one cache-blocked GEMM. Threads split the weight rows; within its rows a thread takes
-// the tokens in blocks that stay in cache and each weight row against four tokens at once, so a
-// weight is read once per block rather than once per token.
+// the tokens in blocks that stay in cache and the weights in register tiles of rows × tokens
+// (kernels.h), so that a weight is read once per block rather than once per token.
 void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, std::span<float> y,
             ThreadPool* pool = nullptr);
 // y += b
