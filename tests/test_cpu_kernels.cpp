@@ -14,6 +14,8 @@
 #include <random>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/reference_ops.h"
+#include "backend/cpu/thread_pool.h"
 #include "core/dtype_codec.h"
 #include "core/quant_blocks.h"
 #include "support/test_models.h"
@@ -159,6 +161,33 @@ class TestCpuKernels : public QObject {
                         CpuKernels::Portable)(row.data(), quantized);
                     QVERIFY(std::fabs(got - portable) <= 1e-5 * magnitude + 1e-6);
                 }
+    }
+
+    void productsAreTheSameOnAnyNumberOfThreads() {
+        // The products split their rows across a pool: every thread must read the activations
+        // (and their 8-bit form) that the calling thread prepared.
+        ThreadPool pool(3);
+        const int64_t rows = 300, columns = 256, tokens = 5;
+        const auto x = randomValues(tokens * columns, 1.0f, 42);
+        for (const DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0}) {
+            const auto bytes = encoded(dtype, randomValues(rows * columns, 0.3f, 7));
+            TensorView weight;
+            weight.dtype = dtype;
+            weight.shape = {rows, columns};
+            weight.data = bytes.data();
+            weight.byteCount = int64_t(bytes.size());
+            std::vector<float> alone(static_cast<size_t>(rows)), shared(alone.size());
+            matVec(weight, std::span(x).first(size_t(columns)), alone);
+            matVec(weight, std::span(x).first(size_t(columns)), shared, &pool);
+            QCOMPARE(shared, alone);
+            std::vector<float> batchAlone(static_cast<size_t>(tokens * rows));
+            std::vector<float> batchShared(batchAlone.size());
+            matMat(weight, x, tokens, batchAlone);
+            matMat(weight, x, tokens, batchShared, &pool);
+            QCOMPARE(batchShared, batchAlone);
+            // And a batch equals its tokens one by one.
+            QCOMPARE(std::vector<float>(batchAlone.begin(), batchAlone.begin() + rows), alone);
+        }
     }
 
     void activationsRoundToTheNearestStep() {

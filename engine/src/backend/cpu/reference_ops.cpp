@@ -37,7 +37,10 @@ void matVec(const TensorView& weight, std::span<const float> x, std::span<float>
     std::function<void(int64_t, int64_t)> rows;
     // Block-quantized weights meet 8-bit activations, quantized once here for every row (reused
     // per thread: no allocation per product).
-    thread_local QuantizedActivations quantized;
+    thread_local QuantizedActivations perThread;
+    // A name for this thread's copy: inside the lambda, run by the pool's threads, `perThread`
+    // would be each worker's own (empty) one.
+    QuantizedActivations& quantized = perThread;
     if (isBlockType(weight.dtype)) {
         quantized.quantize(x.data(), columns);
         rows = [&, dot = blockDot(weight.dtype, kernels)](int64_t begin, int64_t end) {
@@ -68,7 +71,8 @@ void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, 
     // the core's cache while the thread's weight rows stream past them.
     constexpr int64_t kTokenBlock = 64;
     std::function<void(int64_t, int64_t)> rows;
-    thread_local std::vector<QuantizedActivations> quantized;
+    thread_local std::vector<QuantizedActivations> perThread;
+    std::vector<QuantizedActivations>& quantized = perThread;  // as in matVec
     if (isBlockType(weight.dtype)) {
         quantized.resize(size_t(tokens));
         for (int64_t t = 0; t < tokens; ++t)
