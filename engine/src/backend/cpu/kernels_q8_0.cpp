@@ -26,20 +26,29 @@ float portableDot(const std::byte* row, const QuantizedActivations& x) {
 
 #if defined(__x86_64__)
 
-// The same loop for both kernel sets, each compiled for its own instructions.
-#define INFERLENS_Q8_0_DOT(name, target, multiply)                                             \
-    target float name(const std::byte* row, const QuantizedActivations& x) {                   \
-        __m256 acc = _mm256_setzero_ps();                                                      \
-        for (int64_t b = 0; b < x.blocks(); ++b) {                                             \
-            const std::byte* block = row + b * kQ8_0BlockBytes;                                \
-            const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2)); \
-            const __m256i a = _mm256_loadu_si256(                                              \
-                reinterpret_cast<const __m256i*>(x.values.data() + b * kQuantBlockElements));  \
-            const __m256i products = multiply(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w)); \
-            acc = _mm256_fmadd_ps(_mm256_set1_ps(blockScale(block) * x.scales[size_t(b)]),     \
-                                  _mm256_cvtepi32_ps(products), acc);                          \
-        }                                                                                      \
-        return simd::horizontalSum(acc);                                                       \
+// The same loop for both kernel sets, each compiled for its own instructions: two blocks per
+// iteration into two accumulators, so that consecutive blocks do not wait on each other.
+#define INFERLENS_Q8_0_BLOCK(acc, b, multiply)                                                  \
+    {                                                                                           \
+        const std::byte* block = row + (b)*kQ8_0BlockBytes;                                     \
+        const __m256i w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));      \
+        const __m256i a = _mm256_loadu_si256(                                                   \
+            reinterpret_cast<const __m256i*>(x.values.data() + (b)*kQuantBlockElements));       \
+        acc = _mm256_fmadd_ps(                                                                  \
+            _mm256_set1_ps(simd::halfScale(block) * x.scales[size_t(b)]),                       \
+            _mm256_cvtepi32_ps(multiply(_mm256_sign_epi8(w, w), _mm256_sign_epi8(a, w))), acc); \
+    }
+#define INFERLENS_Q8_0_DOT(name, target, multiply)                           \
+    target float name(const std::byte* row, const QuantizedActivations& x) { \
+        __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();        \
+        int64_t b = 0;                                                       \
+        for (; b + 2 <= x.blocks(); b += 2) {                                \
+            INFERLENS_Q8_0_BLOCK(even, b, multiply)                          \
+            INFERLENS_Q8_0_BLOCK(odd, b + 1, multiply)                       \
+        }                                                                    \
+        if (b < x.blocks())                                                  \
+            INFERLENS_Q8_0_BLOCK(even, b, multiply)                          \
+        return simd::horizontalSum(_mm256_add_ps(even, odd));                \
     }
 
 INFERLENS_Q8_0_DOT(avx2Dot, INFERLENS_AVX2, simd::multiplyBytes)
