@@ -145,9 +145,12 @@ class TestCpuKernels : public QObject {
                             magnitude += std::fabs(double(decoded[i]) * x[i]);
                         }
                     }
-                    const BlockDot dot =
-                        dtype == DType::Q8_0 ? q8_0BlockDot(kernels) : q4_0BlockDot(kernels);
-                    const float got = dot(row.data(), quantized);
+                    const BlockTile tile =
+                        dtype == DType::Q8_0 ? q8_0Tile(kernels) : q4_0Tile(kernels);
+                    const std::byte* rowPointer = row.data();
+                    const QuantizedActivations* activations = &quantized;
+                    float got = 0;
+                    tile(&rowPointer, 1, &activations, 1, blocks, &got);
                     QVERIFY2(std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
                              qPrintable(QString("%1 %2 %3 blocks: %4 vs %5 (bound %6)")
                                             .arg(cpuKernelsName(kernels))
@@ -157,8 +160,9 @@ class TestCpuKernels : public QObject {
                                             .arg(exact)
                                             .arg(bound)));
                     // Every set computes the same integer sums: they agree to f32 rounding.
-                    const float portable = (dtype == DType::Q8_0 ? q8_0BlockDot : q4_0BlockDot)(
-                        CpuKernels::Portable)(row.data(), quantized);
+                    float portable = 0;
+                    (dtype == DType::Q8_0 ? q8_0Tile : q4_0Tile)(CpuKernels::Portable)(
+                        &rowPointer, 1, &activations, 1, blocks, &portable);
                     QVERIFY(std::fabs(got - portable) <= 1e-5 * magnitude + 1e-6);
                 }
     }

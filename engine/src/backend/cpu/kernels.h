@@ -24,12 +24,14 @@ constexpr int kTileRows = 4;
 constexpr int kTileTokens = 4;
 using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const float* const* xs,
                            int tokenCount, int64_t count, float* out);
-// Σ over x's blocks of the block products, the row in a block type.
-using BlockDot = float (*)(const std::byte* row, const QuantizedActivations& x);
+// The same for block-type rows (Q8_0, Q4_0) against 8-bit activations, over `blocks` blocks.
+using BlockTile = void (*)(const std::byte* const* rows, int rowCount,
+                           const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
+                           float* out);
 
 FloatTile floatTile(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
-BlockDot q8_0BlockDot(CpuKernels kernels);
-BlockDot q4_0BlockDot(CpuKernels kernels);
+BlockTile q8_0Tile(CpuKernels kernels);
+BlockTile q4_0Tile(CpuKernels kernels);
 
 bool isBlockType(DType dtype);
 

@@ -6,6 +6,7 @@
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/simd_x86.h"
+#include "backend/cpu/tile_dispatch.h"
 #include "core/dtype_codec.h"
 
 // GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
@@ -95,43 +96,16 @@ INFERLENS_AVX512 inline __m512 load16Bf16(const std::byte* row, int64_t i) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
 }
 
-// Any tile up to R × T (rows × tokens) from the fixed-size register tiles: whole groups of R rows
-// with T tokens at a time, the remaining tokens one at a time, the remaining rows one at a time.
-template <
-    int R, int T,
-    void (*tile)(const std::byte* const*, const float* const*, int64_t, float*, int) = nullptr,
-    void (*rowsByOne)(const std::byte* const*, const float* const*, int64_t, float*, int) = nullptr,
-    void (*oneByTokens)(const std::byte* const*, const float* const*, int64_t, float*,
-                        int) = nullptr,
-    void (*oneByOne)(const std::byte* const*, const float* const*, int64_t, float*, int) = nullptr>
-void anyTile(const std::byte* const* rows, int rowCount, const float* const* xs, int tokenCount,
-             int64_t count, float* out) {
-    int r = 0;
-    for (; r + R <= rowCount; r += R) {
-        int t = 0;
-        for (; t + T <= tokenCount; t += T)
-            tile(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
-        for (; t < tokenCount; ++t)
-            rowsByOne(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
-    }
-    for (; r < rowCount; ++r) {
-        int t = 0;
-        for (; t + T <= tokenCount; t += T)
-            oneByTokens(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
-        for (; t < tokenCount; ++t)
-            oneByOne(rows + r, xs + t, count, out + r * tokenCount + t, tokenCount);
-    }
-}
-
 // AVX2 has 16 vector registers: 2 rows × 4 tokens of accumulators plus the loads. AVX-512 has 32:
 // 4 × 4.
 template <__m256 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
 constexpr FloatTile avx2Kernels =
-    anyTile<2, kTileTokens, avx2Tile<2, kTileTokens, loadw, load>, avx2Tile<2, 1, loadw, load>,
-            avx2Tile<1, kTileTokens, loadw, load>, avx2Tile<1, 1, loadw, load>>;
+    anyTile<float, 2, kTileTokens, avx2Tile<2, kTileTokens, loadw, load>,
+            avx2Tile<2, 1, loadw, load>, avx2Tile<1, kTileTokens, loadw, load>,
+            avx2Tile<1, 1, loadw, load>>;
 template <__m512 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
 constexpr FloatTile avx512Kernels =
-    anyTile<kTileRows, kTileTokens, avx512Tile<kTileRows, kTileTokens, loadw, load>,
+    anyTile<float, kTileRows, kTileTokens, avx512Tile<kTileRows, kTileTokens, loadw, load>,
             avx512Tile<kTileRows, 1, loadw, load>, avx512Tile<1, kTileTokens, loadw, load>,
             avx512Tile<1, 1, loadw, load>>;
 

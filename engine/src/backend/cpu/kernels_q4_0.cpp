@@ -1,27 +1,32 @@
-// Q4_0 rows times 8-bit activations: a block's value j is d · (n_j − 8) with n_j a nibble, so its
-// product with activations e · a_j is d · e · (Σ n_j a_j − 8 Σ a_j); the activations' block sums
-// are computed once per vector (QuantizedActivations::sums). Nibbles are unsigned, which is what
-// the byte-multiply instructions want for one operand.
+// Q4_0 rows times 8-bit activations, as tiles of rows × tokens. A block's value j is d · (n_j − 8)
+// with n_j a nibble, so its product with activations e · a_j is d · e · Σ (n_j a_j − 8 a_j): the
+// nibbles are unsigned, which is what the byte-multiply instructions want for one operand, and
+// the 8 · a_j part is computed once per token and block and taken off each row's products. One
+// accumulator per (row, token) pair, so every tile shape gives the same sums.
 
 #include "backend/cpu/kernels.h"
-#include "core/quant_blocks.h"
-
 #include "backend/cpu/simd_x86.h"
+#include "backend/cpu/tile_dispatch.h"
+#include "core/quant_blocks.h"
 
 namespace inferlens {
 namespace {
 
-float portableDot(const std::byte* row, const QuantizedActivations& x) {
-    float sum = 0.0f;
-    for (int64_t b = 0; b < x.blocks(); ++b) {
-        const std::byte* block = row + b * kQ4_0BlockBytes;
-        const int8_t* q = x.values.data() + b * kQuantBlockElements;
-        int32_t blockSum = 0;
-        for (int64_t j = 0; j < kQuantBlockElements; ++j)
-            blockSum += q4_0Multiple(block, j) * q[j];
-        sum += blockScale(block) * x.scales[size_t(b)] * float(blockSum);
-    }
-    return sum;
+void portableTile(const std::byte* const* rows, int rowCount, const QuantizedActivations* const* xs,
+                  int tokenCount, int64_t blocks, float* out) {
+    for (int r = 0; r < rowCount; ++r)
+        for (int t = 0; t < tokenCount; ++t) {
+            float sum = 0.0f;
+            for (int64_t b = 0; b < blocks; ++b) {
+                const std::byte* block = rows[r] + b * kQ4_0BlockBytes;
+                const int8_t* q = xs[t]->values.data() + b * kQuantBlockElements;
+                int32_t blockSum = 0;
+                for (int64_t j = 0; j < kQuantBlockElements; ++j)
+                    blockSum += q4_0Multiple(block, j) * q[j];
+                sum += blockScale(block) * xs[t]->scales[size_t(b)] * float(blockSum);
+            }
+            out[r * tokenCount + t] = sum;
+        }
 }
 
 #if defined(__x86_64__)
@@ -33,48 +38,63 @@ INFERLENS_AVX2 inline __m256i nibbles(const std::byte* block) {
                             _mm256_set1_epi8(0x0f));
 }
 
-// The same loop for both kernel sets, each compiled for its own instructions: two blocks per
-// iteration into two accumulators. `offset` gathers Σ d · e · 8 Σ a_j, taken off at the end.
-#define INFERLENS_Q4_0_BLOCK(acc, b, multiply)                                            \
-    {                                                                                     \
-        const std::byte* block = row + (b)*kQ4_0BlockBytes;                               \
-        const __m256i a = _mm256_loadu_si256(                                             \
-            reinterpret_cast<const __m256i*>(x.values.data() + (b)*kQuantBlockElements)); \
-        const float scale = simd::halfScale(block) * x.scales[size_t(b)];                 \
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(scale),                                      \
-                              _mm256_cvtepi32_ps(multiply(nibbles(block), a)), acc);      \
-        offset += scale * float(8 * x.sums[size_t(b)]);                                   \
-    }
-#define INFERLENS_Q4_0_DOT(name, target, multiply)                           \
-    target float name(const std::byte* row, const QuantizedActivations& x) { \
-        __m256 even = _mm256_setzero_ps(), odd = _mm256_setzero_ps();        \
-        float offset = 0.0f;                                                 \
-        int64_t b = 0;                                                       \
-        for (; b + 2 <= x.blocks(); b += 2) {                                \
-            INFERLENS_Q4_0_BLOCK(even, b, multiply)                          \
-            INFERLENS_Q4_0_BLOCK(odd, b + 1, multiply)                       \
-        }                                                                    \
-        if (b < x.blocks())                                                  \
-            INFERLENS_Q4_0_BLOCK(even, b, multiply)                          \
-        return simd::horizontalSum(_mm256_add_ps(even, odd)) - offset;       \
+// The register tile for both kernel sets, each compiled for its own instructions.
+#define INFERLENS_Q4_0_TILE(name, target, multiply)                                              \
+    template <int R, int T>                                                                      \
+    target void name(const std::byte* const* rows, const QuantizedActivations* const* xs,        \
+                     int64_t blocks, float* out, int stride) {                                   \
+        const __m256i eights = _mm256_set1_epi8(8);                                              \
+        __m256 acc[R][T];                                                                        \
+        _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r)                                      \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps(); \
+        for (int64_t b = 0; b < blocks; ++b) {                                                   \
+            __m256i a[T], offset[T];                                                             \
+            float xScale[T];                                                                     \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                                \
+                a[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(                      \
+                    xs[t]->values.data() + b * kQuantBlockElements));                            \
+                offset[t] = multiply(eights, a[t]);                                              \
+                xScale[t] = xs[t]->scales[size_t(b)];                                            \
+            }                                                                                    \
+            _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {                                \
+                const std::byte* block = rows[r] + b * kQ4_0BlockBytes;                          \
+                const __m256i n = nibbles(block);                                                \
+                const float wScale = simd::halfScale(block);                                     \
+                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] = _mm256_fmadd_ps( \
+                    _mm256_set1_ps(wScale * xScale[t]),                                          \
+                    _mm256_cvtepi32_ps(_mm256_sub_epi32(multiply(n, a[t]), offset[t])),          \
+                    acc[r][t]);                                                                  \
+            }                                                                                    \
+        }                                                                                        \
+        for (int r = 0; r < R; ++r)                                                              \
+            for (int t = 0; t < T; ++t)                                                          \
+                out[r * stride + t] = simd::horizontalSum(acc[r][t]);                            \
     }
 
-INFERLENS_Q4_0_DOT(avx2Dot, INFERLENS_AVX2, simd::multiplyBytes)
-INFERLENS_Q4_0_DOT(avx512Dot, INFERLENS_AVX512, simd::multiplyBytesVnni)
+INFERLENS_Q4_0_TILE(avx2Tile, INFERLENS_AVX2, simd::multiplyBytes)
+INFERLENS_Q4_0_TILE(avx512Tile, INFERLENS_AVX512, simd::multiplyBytesVnni)
+
+using X = QuantizedActivations;
+// AVX2: 2 rows × 4 tokens of accumulators within its 16 registers; AVX-512 (32): 4 × 4.
+constexpr BlockTile avx2Kernels = anyTile<X, 2, kTileTokens, avx2Tile<2, kTileTokens>,
+                                          avx2Tile<2, 1>, avx2Tile<1, kTileTokens>, avx2Tile<1, 1>>;
+constexpr BlockTile avx512Kernels =
+    anyTile<X, kTileRows, kTileTokens, avx512Tile<kTileRows, kTileTokens>, avx512Tile<kTileRows, 1>,
+            avx512Tile<1, kTileTokens>, avx512Tile<1, 1>>;
 
 #endif
 
 }  // namespace
 
-BlockDot q4_0BlockDot(CpuKernels kernels) {
+BlockTile q4_0Tile(CpuKernels kernels) {
 #if defined(__x86_64__)
     if (kernels == CpuKernels::Avx512)
-        return avx512Dot;
+        return avx512Kernels;
     if (kernels == CpuKernels::Avx2)
-        return avx2Dot;
+        return avx2Kernels;
 #endif
     (void)kernels;
-    return portableDot;
+    return portableTile;
 }
 
 }  // namespace inferlens
