@@ -48,11 +48,11 @@ struct StartupOptions {
     int maxTokens = 0;  // 0: the panel's value
     QString screenshot;
     bool quitAfterGeneration = false;
-    QString trace;  // replay this trace instead of loading a model
-    QStringList panels;  // docks (object names) to bring to the front before the screenshot
-    bool logitLens = false;    // compute the logit lens
-    int kvExperiment = 0;      // after the generation, run the KV on/off experiment (tokens)
-    int tourStep = 0;          // the guided tour's step on show (1-based; 0: the first)
+    QString trace;           // replay this trace instead of loading a model
+    QStringList panels;      // docks (object names) to bring to the front before the screenshot
+    bool logitLens = false;  // compute the logit lens
+    int kvExperiment = 0;    // after the generation, run the KV on/off experiment (tokens)
+    int tourStep = 0;        // the guided tour's step on show (1-based; 0: the first)
 };
 
 class MainWindow : public QMainWindow {
@@ -64,6 +64,8 @@ class MainWindow : public QMainWindow {
 
     // For the end-to-end test: what the panels received during the last generation.
     bool modelReady() const { return modelReady_; }
+    // What loading the current model was planned to take (memory needed and free).
+    const std::optional<LoadPlan>& loadPlan() const { return plan_; }
     bool generating() const { return generating_; }
     int stepsReceived() const { return stepsReceived_; }
     int tokensGenerated() const { return tokensGenerated_; }
