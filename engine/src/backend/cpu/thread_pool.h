@@ -1,7 +1,10 @@
 #pragma once
 // A fixed set of worker threads for splitting one operation (the rows of a matrix-vector product)
 // across cores. The calling thread works too, so a pool of size 1 has no workers and runs inline.
+// Between operations the threads spin briefly before sleeping, since a decode step hands out its
+// products faster than a sleeping thread wakes.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -32,9 +35,10 @@ class ThreadPool {
     std::condition_variable wake_, done_;
     const std::function<void(int64_t, int64_t)>* body_ = nullptr;
     int64_t count_ = 0;
-    uint64_t generation_ = 0;
-    int pending_ = 0;
-    bool stopping_ = false;
+    // Checked without the mutex by threads that spin between products (thread_pool.cpp).
+    std::atomic<uint64_t> generation_{0};
+    std::atomic<int> pending_{0};
+    std::atomic<bool> stopping_{false};
 };
 
 }  // namespace inferlens
