@@ -278,7 +278,6 @@ class TestGuiEndToEnd : public QObject {
         // 4 layers × 2048 positions × 2 KV groups × 32 dims × (K and V) × 4 bytes.
         QCOMPARE(plan.kvCacheBytes, qint64(4) * 2048 * 2 * 32 * 2 * 4);
         QVERIFY(plan.availableBytes > plan.totalBytes());
-        QVERIFY(window.findChild<QLabel*>() != nullptr);
     }
 
     void theLanguageSwitchesLive() {

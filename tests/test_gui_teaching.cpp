@@ -19,6 +19,7 @@
 #include "main_window.h"
 #include "sampling_controls.h"
 #include "step_costs_view.h"
+#include "support/test_models.h"
 #include "teaching_views.h"
 #include "tour_panel.h"
 
@@ -26,22 +27,6 @@ using namespace inferlens;
 using namespace inferlens::gui;
 
 namespace {
-
-ModelConfig chatGlm2_6b() {
-    ModelConfig c;
-    c.architecture = "chatglm";
-    c.layerCount = 28;
-    c.hiddenSize = 4096;
-    c.headCount = 32;
-    c.kvHeadCount = 2;
-    c.headDim = 128;
-    c.ffnSize = 13696;
-    c.vocabSize = 65024;
-    c.contextLength = 32768;
-    c.ropeDims = 64;
-    c.qkvBias = true;
-    return c;
-}
 
 QString allText(const std::vector<TourStep>& steps) {
     QString text;
@@ -82,7 +67,7 @@ class TestGuiTeaching : public QObject {
 
     void tourFiguresForChatGlm2_6b() {
         TourFacts facts;
-        facts.config = chatGlm2_6b();
+        facts.config = test::chatGlm2_6bConfig();
         facts.contextSize = 4096;
         facts.chatTemplate = QStringLiteral("chatglm2");
         facts.promptTokens = 17;

@@ -23,23 +23,6 @@ namespace {
 constexpr int64_t kVocab = 320;  // the synthetic models' default
 constexpr int64_t kLensLayers = 3;
 
-// ChatGLM2-6B as its config.json describes it (DESIGN.md §4).
-ModelConfig chatGlm2() {
-    ModelConfig c;
-    c.architecture = "chatglm";
-    c.layerCount = 28;
-    c.hiddenSize = 4096;
-    c.headCount = 32;
-    c.kvHeadCount = 2;
-    c.headDim = 128;
-    c.ffnSize = 13696;
-    c.vocabSize = 65024;
-    c.contextLength = 32768;
-    c.ropeDims = 64;
-    c.qkvBias = true;
-    return c;
-}
-
 // LLaMA-7B: full multi-head attention, no bias.
 ModelConfig llama7b() {
     ModelConfig c;
@@ -118,7 +101,7 @@ class TestTeaching : public QObject {
     }
 
     void chatGlm2PrefillShapesAndFlops() {
-        const StepCosts costs = stepCosts(chatGlm2(), 17, 0, 2);
+        const StepCosts costs = stepCosts(test::chatGlm2_6bConfig(), 17, 0, 2);
         QCOMPARE(costs.stages.size(), size_t(14));
         for (size_t i = 0; i < costs.stages.size(); ++i)
             QCOMPARE(int(costs.stages[i].stage), int(i));  // one per Stage, in order
@@ -148,7 +131,7 @@ class TestTeaching : public QObject {
     }
 
     void decodeIsMemoryBoundAndPrefillComputeBound() {
-        const StepCosts decode = stepCosts(chatGlm2(), 1, 17, 2);
+        const StepCosts decode = stepCosts(test::chatGlm2_6bConfig(), 1, 17, 2);
         QCOMPARE(decode.stage(Stage::ScoresSoftmax).shape, (Shape{1, 32, 1, 18}));
         QCOMPARE(decode.stage(Stage::ScoresSoftmax).flops, 18.0 * 32 * (2 * 128 + 5));
         QVERIFY2(decode.intensity() < 2, qPrintable(QString::number(decode.intensity())));
@@ -159,9 +142,9 @@ class TestTeaching : public QObject {
             weightBytes += stage.weightBytes * (stageRepeatsPerLayer(stage.stage) ? 28 : 1);
         QCOMPARE(weightBytes, 2.0 * (6243584000.0 - 65023.0 * 4096));
 
-        const StepCosts prefill = stepCosts(chatGlm2(), 512, 0, 2);
+        const StepCosts prefill = stepCosts(test::chatGlm2_6bConfig(), 512, 0, 2);
         QVERIFY2(prefill.intensity() > 100, qPrintable(QString::number(prefill.intensity())));
-        QVERIFY_THROWS_EXCEPTION(Error, stepCosts(chatGlm2(), 0, 0, 2));
+        QVERIFY_THROWS_EXCEPTION(Error, stepCosts(test::chatGlm2_6bConfig(), 0, 0, 2));
     }
 
     void llamaShapesAreBatchFirst() {
@@ -175,8 +158,8 @@ class TestTeaching : public QObject {
     }
 
     void kvBytesPerTokenAndNames() {
-        QCOMPARE(kvBytesPerToken(chatGlm2(), 2), int64_t(28 * 1024));
-        QCOMPARE(kvBytesPerToken(chatGlm2(), 2, true), int64_t(448 * 1024));
+        QCOMPARE(kvBytesPerToken(test::chatGlm2_6bConfig(), 2), int64_t(28 * 1024));
+        QCOMPARE(kvBytesPerToken(test::chatGlm2_6bConfig(), 2, true), int64_t(448 * 1024));
         QCOMPARE(kvBytesPerToken(llama7b(), 2), int64_t(512 * 1024));
         QCOMPARE(formatShape({17, 1, 4096}), std::string("[17, 1, 4096]"));
         QCOMPARE(formatShape({}), std::string("[]"));

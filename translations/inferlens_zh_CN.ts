@@ -162,22 +162,6 @@
         <translation>处理提示的那一步做 %1 运算、搬运 %2 数据：每字节 %3 FLOP，受算力限制。解码一步只为一个词元做 %4 运算，却仍要读取全部权重（%5）：每字节 %6 FLOP，受内存带宽限制。“形状与代价”表列出了每个阶段。</translation>
     </message>
     <message>
-        <source>%1 TFLOP</source>
-        <translation>%1 TFLOP</translation>
-    </message>
-    <message>
-        <source>%1 GFLOP</source>
-        <translation>%1 GFLOP</translation>
-    </message>
-    <message>
-        <source>%1 MFLOP</source>
-        <translation>%1 MFLOP</translation>
-    </message>
-    <message>
-        <source>%1 kFLOP</source>
-        <translation>%1 kFLOP</translation>
-    </message>
-    <message>
         <source>%1 GiB</source>
         <translation>%1 GiB</translation>
     </message>

@@ -221,7 +221,6 @@ ZH_CN = {
     'bandwidth. The shapes-and-costs table lists every stage.':
         '处理提示的那一步做 %1 运算、搬运 %2 数据：每字节 %3 FLOP，受算力限制。解码一步只为一个词元做 %4 运算，'
         '却仍要读取全部权重（%5）：每字节 %6 FLOP，受内存带宽限制。“形状与代价”表列出了每个阶段。',
-    '%1 TFLOP': '%1 TFLOP', '%1 GFLOP': '%1 GFLOP', '%1 MFLOP': '%1 MFLOP', '%1 kFLOP': '%1 kFLOP',
     'send a message first: the experiment reruns its prompt': '请先发送一条消息：实验会重新运行它的提示',
     'cancelled': '已取消', 'Guided tour': '导览', 'Shapes and costs': '形状与代价',
     'Logit lens': 'Logit 透镜', 'KV cache experiment': 'KV 缓存实验',

@@ -14,6 +14,18 @@ class DisplayText {
     Q_DECLARE_TR_FUNCTIONS(DisplayText)
 };
 
+QString decimalUnits(double value, const char* unit) {
+    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
+    int prefix = 0;
+    while (value >= 1000 && prefix < 5) {
+        value /= 1000;
+        ++prefix;
+    }
+    return QStringLiteral("%1 %2%3")
+        .arg(value, 0, 'f', value >= 100 || prefix == 0 ? 0 : 2)
+        .arg(QString::fromLatin1(prefixes[prefix]), QString::fromLatin1(unit));
+}
+
 }  // namespace
 
 QString visibleWhitespace(const QString& text) {
@@ -86,6 +98,14 @@ QString formatBytes(qint64 bytes) {
     // Three significant digits: enough to see growth, few enough to read at a glance.
     const int decimals = std::abs(value) < 10 ? 2 : std::abs(value) < 100 ? 1 : 0;
     return DisplayText::tr(units[unit]).arg(value, 0, 'f', decimals);
+}
+
+QString formatFlops(double flops) {
+    return decimalUnits(flops, "FLOP");
+}
+
+QString formatDecimalBytes(double bytes) {
+    return decimalUnits(bytes, "B");
 }
 
 QString formatSeconds(double seconds) {

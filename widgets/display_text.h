@@ -26,6 +26,10 @@ QString hexBytes(const QByteArray& bytes);
 // Binary units, because cache sizes are powers of two: "512 B", "28.0 KiB", "1.50 MiB".
 QString formatBytes(qint64 bytes);
 
+// Decimal SI units, as arithmetic and bandwidth are counted: "2.41 GFLOP", "713 MB".
+QString formatFlops(double flops);
+QString formatDecimalBytes(double bytes);
+
 // "850 µs", "12.3 ms", "1.20 s".
 QString formatSeconds(double seconds);
 

@@ -326,6 +326,7 @@ void EngineWorker::recomputeAttention(int layer, quint64 serial) {
     probes.add(&forwarder);
     AttentionRecomputeOptions options;
     options.layer = layer;
+    options.budgetBytes = kAttentionBudgetBytes;
     try {
         const bool complete = inferlens::recomputeAttention(*model_, lastTokens_, probes, options,
                                                             &recomputeControl_);

@@ -44,7 +44,7 @@ ProbeInterest GuiProbe::interest() const {
 
 bool GuiProbe::wideCaptureFits() const {
     const int64_t keys = positions_ + nextStepRows_;
-    return int64_t(heads_) * nextStepRows_ * keys * 4 <= budgetBytes_.load();
+    return int64_t(heads_) * nextStepRows_ * keys * 4 <= kAttentionBudgetBytes;
 }
 
 widgets::TokenChip GuiProbe::chipFor(int32_t id, bool generated) const {

@@ -22,6 +22,10 @@
 
 namespace inferlens::gui {
 
+// Most bytes one layer's captured attention blocks may hold in a step, live or recomputed (see the
+// policy above).
+inline constexpr int64_t kAttentionBudgetBytes = int64_t(256) << 20;
+
 // The layers × heads overview after a step: mean row entropy (nats) of every head over the rows
 // seen so far, row-major [layers, heads], NaN where no row was seen.
 struct AttentionOverview {
@@ -50,8 +54,6 @@ class GuiProbe final : public Probe {
     // Tokens of the next sequence from this index on are marked as generated (a branch replays
     // the answer it departs from as part of its prompt).
     void setGeneratedFrom(size_t index) { generatedFrom_ = index; }
-    // Most bytes one layer's captured blocks may hold in a step (see the policy above).
-    void setBudgetBytes(int64_t bytes) { budgetBytes_.store(bytes); }
 
     ProbeInterest interest() const override;
     void onTokenized(const TokenizationInfo& info) override;
@@ -78,7 +80,6 @@ class GuiProbe final : public Probe {
     ProbeSinks sinks_;
     std::atomic<int> selectedLayer_{0};
     std::atomic<int> selectedHead_{0};
-    std::atomic<int64_t> budgetBytes_{int64_t(256) << 20};
     widgets::LoopTiming timing_;
     int64_t positions_ = 0;     // tokens run so far in this generation
     int64_t nextStepRows_ = 1;  // tokens the next step runs (the prompt's length before prefill)

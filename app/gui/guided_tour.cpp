@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QLocale>
 
+#include "display_text.h"
 #include "teaching/step_costs.h"
 
 namespace inferlens::gui {
@@ -58,7 +59,7 @@ class Tour {
                 .arg(shapeOf(Stage::QkvProjection), groupedNumber(c.headCount),
                      groupedNumber(c.headDim), shapeOf(Stage::Rope), groupedNumber(c.kvHeadCount),
                      c.kvHeadCount == 1 ? tr("key/value head") : tr("key/value heads"),
-                     flops(prefill_.stage(Stage::QkvProjection).flops)),
+                     widgets::formatFlops(prefill_.stage(Stage::QkvProjection).flops)),
             "attentionDock");
         add(tr("5. RoPE"),
             tr("Rotary position embedding turns the first %1 of each head's %2 numbers by angles "
@@ -89,7 +90,7 @@ class Tour {
                "through SiLU, multiplied), and narrows it back to %2; the result is added to the "
                "residual stream. The MLP holds most of the weights: %3 per layer and prompt.")
                 .arg(shapeOf(Stage::SwiGluMlp), groupedNumber(c.hiddenSize),
-                     flops(prefill_.stage(Stage::SwiGluMlp).flops)),
+                     widgets::formatFlops(prefill_.stage(Stage::SwiGluMlp).flops)),
             "doubleLoopDock");
         add(tr("9. Final norm and LM head"),
             tr("After layer %1, a last RMSNorm, and the LM head turns the last token's vector "
@@ -139,9 +140,9 @@ class Tour {
                "decode step does %4 for one token but still reads every weight (%5): %6 FLOP "
                "per byte, bound by memory bandwidth. The shapes-and-costs table lists every "
                "stage.")
-                .arg(flops(prefill_.flops), bytes(prefill_.bytes))
+                .arg(widgets::formatFlops(prefill_.flops), bytes(prefill_.bytes))
                 .arg(prefill_.intensity(), 0, 'f', 1)
-                .arg(flops(decode_.flops), bytes(decode_.bytes))
+                .arg(widgets::formatFlops(decode_.flops), bytes(decode_.bytes))
                 .arg(decode_.intensity(), 0, 'f', 2),
             "stepCostsDock");
         return steps;
@@ -154,12 +155,6 @@ class Tour {
                 (tensor.isEmpty() || QString::fromStdString(cost.tensor).contains(tensor)))
                 return QString::fromStdString(formatShape(cost.shape));
         return QString::fromStdString(formatShape(prefill_.stage(stage).shape));
-    }
-    static QString flops(double value) {
-        return value >= 1e12  ? tr("%1 TFLOP").arg(value / 1e12, 0, 'f', 2)
-               : value >= 1e9 ? tr("%1 GFLOP").arg(value / 1e9, 0, 'f', 2)
-               : value >= 1e6 ? tr("%1 MFLOP").arg(value / 1e6, 0, 'f', 2)
-                              : tr("%1 kFLOP").arg(value / 1e3, 0, 'f', 1);
     }
     static QString bytes(double value) {
         return value >= double(1 << 30) ? tr("%1 GiB").arg(value / double(1 << 30), 0, 'f', 2)

@@ -46,8 +46,9 @@ int main(int argc, char** argv) {
         "file.jsonl");
     const QCommandLineOption panels(
         "panels",
-        QApplication::translate("main", "Bring these docks (object names, comma-separated) to the "
-                                        "front before the screenshot."),
+        QApplication::translate("main",
+                                "Bring these docks (object names, comma-separated) to the "
+                                "front before the screenshot."),
         "names");
     const QCommandLineOption lens("logit-lens",
                                   QApplication::translate("main", "Compute the logit lens."));

@@ -690,8 +690,9 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
 void MainWindow::finishRun(bool ok, const QString& reason) {
     if (ok && options_.kvExperiment > 0 && !teaching_->experimentChart()->pointCount(true)) {
         // The documentation's KV plot: the experiment on this prompt, then the screenshot.
-        connect(teaching_, &TeachingViews::experimentFinished, this,
-                [this, reason] { finishRun(true, reason); }, Qt::SingleShotConnection);
+        connect(
+            teaching_, &TeachingViews::experimentFinished, this,
+            [this, reason] { finishRun(true, reason); }, Qt::SingleShotConnection);
         if (teaching_->runExperiment(options_.kvExperiment))
             return;
         return finishHeadlessRun(false, tr("cannot start the KV cache experiment"));

@@ -7,6 +7,8 @@
 #include <QVBoxLayout>
 #include <numeric>
 
+#include "display_text.h"
+
 namespace inferlens::gui {
 
 namespace {
@@ -15,27 +17,7 @@ namespace {
 // bandwidth is some 10 to 100 FLOP per byte.
 constexpr double kMemoryBoundIntensity = 10;
 
-QString scaled(double value, const char* unit) {
-    const char* prefixes[] = {"", "k", "M", "G", "T", "P"};
-    int prefix = 0;
-    while (value >= 1000 && prefix < 5) {
-        value /= 1000;
-        ++prefix;
-    }
-    return QStringLiteral("%1 %2%3")
-        .arg(value, 0, 'f', value >= 100 || prefix == 0 ? 0 : 2)
-        .arg(QString::fromLatin1(prefixes[prefix]), QString::fromLatin1(unit));
-}
-
 }  // namespace
-
-QString formatFlops(double flops) {
-    return scaled(flops, "FLOP");
-}
-
-QString formatDecimalBytes(double bytes) {
-    return scaled(bytes, "B");
-}
 
 StepCostsView::StepCostsView(QWidget* parent) : QWidget(parent) {
     summary_ = new QLabel;
@@ -80,7 +62,8 @@ QString StepCostsView::summaryText() const {
             .arg(timing_.prefill ? tr("prefill") : tr("decode"))
             .arg(c.tokens)
             .arg(c.firstPosition)
-            .arg(formatFlops(c.flopsPerLayer), formatDecimalBytes(c.bytesPerLayer))
+            .arg(widgets::formatFlops(c.flopsPerLayer),
+                 widgets::formatDecimalBytes(c.bytesPerLayer))
             .arg(c.intensity(), 0, 'f', 2)
             .arg(c.intensity() < kMemoryBoundIntensity ? tr("memory-bound") : tr("compute-bound"));
     const double layerSeconds =
@@ -89,8 +72,8 @@ QString StepCostsView::summaryText() const {
         const double layers = double(timing_.layerSeconds.size());
         text += tr(" · measured: %1 ms per layer, %2/s and %3/s")
                     .arg(1000 * layerSeconds / layers, 0, 'f', 2)
-                    .arg(formatFlops(c.flopsPerLayer * layers / layerSeconds),
-                         formatDecimalBytes(c.bytesPerLayer * layers / layerSeconds));
+                    .arg(widgets::formatFlops(c.flopsPerLayer * layers / layerSeconds),
+                         widgets::formatDecimalBytes(c.bytesPerLayer * layers / layerSeconds));
     }
     return text;
 }
@@ -112,8 +95,8 @@ void StepCostsView::refresh() {
             QString::fromLatin1(stageName(stage.stage)) + QStringLiteral(" (") + scope + ')',
             QString::fromStdString(stage.tensor),
             QString::fromStdString(formatShape(stage.shape)),
-            formatFlops(stage.flops),
-            formatDecimalBytes(stage.bytes()),
+            widgets::formatFlops(stage.flops),
+            widgets::formatDecimalBytes(stage.bytes()),
             stage.bytes() > 0 ? QString::number(stage.flops / stage.bytes(), 'f', 2)
                               : QStringLiteral("–")};
         for (int column = 0; column < 6; ++column)

@@ -47,8 +47,4 @@ class StepCostsView : public QWidget {
     LiveTexts texts_;
 };
 
-// "2.41 GFLOP", "713.2 MB"-style figures for the table (decimal units, as FLOP rates are).
-QString formatFlops(double flops);
-QString formatDecimalBytes(double bytes);
-
 }  // namespace inferlens::gui

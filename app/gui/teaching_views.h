@@ -54,7 +54,6 @@ class TeachingViews : public QObject {
     void setLensEnabled(bool on);
     // Starts the KV on/off experiment with `tokens` new tokens per run; false when it cannot.
     bool runExperiment(int tokens);
-    bool experimentRunning() const { return experimentRunning_; }
     // The window passes its LanguageChange on (a QObject gets none of its own).
     void retranslate();
 

@@ -33,6 +33,4 @@ FloatTile floatTile(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
 BlockTile q8_0Tile(CpuKernels kernels);
 BlockTile q4_0Tile(CpuKernels kernels);
 
-bool isBlockType(DType dtype);
-
 }  // namespace inferlens

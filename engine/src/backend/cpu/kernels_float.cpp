@@ -152,8 +152,4 @@ FloatTile floatTile(DType dtype, CpuKernels kernels) {
     }
 }
 
-bool isBlockType(DType dtype) {
-    return dtype == DType::Q8_0 || dtype == DType::Q4_0;
-}
-
 }  // namespace inferlens

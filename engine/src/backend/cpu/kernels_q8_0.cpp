@@ -12,23 +12,6 @@
 namespace inferlens {
 namespace {
 
-void portableTile(const std::byte* const* rows, int rowCount, const QuantizedActivations* const* xs,
-                  int tokenCount, int64_t blocks, float* out) {
-    for (int r = 0; r < rowCount; ++r)
-        for (int t = 0; t < tokenCount; ++t) {
-            float sum = 0.0f;
-            for (int64_t b = 0; b < blocks; ++b) {
-                const std::byte* block = rows[r] + b * kQ8_0BlockBytes;
-                const int8_t* q = xs[t]->values.data() + b * kQuantBlockElements;
-                int32_t blockSum = 0;
-                for (int64_t j = 0; j < kQuantBlockElements; ++j)
-                    blockSum += q8_0Multiple(block, j) * q[j];
-                sum += blockScale(block) * xs[t]->scales[size_t(b)] * float(blockSum);
-            }
-            out[r * tokenCount + t] = sum;
-        }
-}
-
 #if defined(__x86_64__)
 
 // The register tile for both kernel sets, each compiled for its own instructions.
@@ -86,7 +69,7 @@ BlockTile q8_0Tile(CpuKernels kernels) {
         return avx2Kernels;
 #endif
     (void)kernels;
-    return portableTile;
+    return portableBlockTile<kQ8_0BlockBytes, q8_0Multiple>;
 }
 
 }  // namespace inferlens

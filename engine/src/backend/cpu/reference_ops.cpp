@@ -25,6 +25,10 @@ void forRows(int64_t rows, int64_t work, ThreadPool* pool,
         body(0, rows);
 }
 
+bool isBlockType(DType dtype) {
+    return dtype == DType::Q8_0 || dtype == DType::Q4_0;
+}
+
 template <typename X>
 using Tile = void (*)(const std::byte* const* rows, int rowCount, const X* const* xs,
                       int tokenCount, int64_t length, float* out);

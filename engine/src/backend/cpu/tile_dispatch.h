@@ -1,4 +1,7 @@
 #pragma once
+// What the kernel families share: running any tile from fixed-size register tiles, and the
+// portable tile of the block types.
+//
 // Any tile up to R rows × T tokens from four fixed-size register tiles — R × T, R × 1, 1 × T and
 // 1 × 1, whose loops unroll into registers: whole groups of R rows with T tokens at a time, the
 // remaining tokens one by one, then the remaining rows one by one. Shared by the float and the
@@ -6,6 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "backend/cpu/quantized_activations.h"
+#include "core/quant_blocks.h"
 
 namespace inferlens {
 
@@ -32,6 +38,27 @@ void anyTile(const std::byte* const* rows, int rowCount, const X* const* xs, int
         for (; t < tokenCount; ++t)
             oneByOne(rows + r, xs + t, length, out + r * tokenCount + t, tokenCount);
     }
+}
+
+// The portable tile of a block type whose element j of a block is blockScale · multiple(block, j):
+// per block, the integer dot product with the 8-bit activations, times both scales.
+template <int64_t blockBytes, int (*multiple)(const std::byte*, int64_t)>
+void portableBlockTile(const std::byte* const* rows, int rowCount,
+                       const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
+                       float* out) {
+    for (int r = 0; r < rowCount; ++r)
+        for (int t = 0; t < tokenCount; ++t) {
+            float sum = 0.0f;
+            for (int64_t b = 0; b < blocks; ++b) {
+                const std::byte* block = rows[r] + b * blockBytes;
+                const int8_t* q = xs[t]->values.data() + b * kQuantBlockElements;
+                int32_t blockSum = 0;
+                for (int64_t j = 0; j < kQuantBlockElements; ++j)
+                    blockSum += multiple(block, j) * q[j];
+                sum += blockScale(block) * xs[t]->scales[size_t(b)] * float(blockSum);
+            }
+            out[r * tokenCount + t] = sum;
+        }
 }
 
 }  // namespace inferlens
