@@ -1,8 +1,8 @@
 // Every CPU kernel set this machine has (portable, AVX2, AVX-512) against a double-precision
 // product of the decoded weights, for every weight type, on random rows of awkward lengths: float
-// types at lengths that leave every possible tail after the vector loops, block types over 1, 3,
-// 17 and 129 blocks. Float kernels must agree to f32 rounding; block kernels quantize the
-// activations to 8 bits, so they may differ from the exact product by at most the error that
+// types at lengths that leave every possible tail after the vector loops, block types over 1, 3
+// and 17 blocks of random bytes. Float kernels must agree to f32 rounding; block kernels quantize
+// the activations to 8 bits, so they may differ from the exact product by at most the error that
 // rounding introduces (each activation moves by at most half its block's step, max|x| / 254),
 // plus f32 rounding. Also: the sets a CPU lacks are reported as such, and
 // INFERLENS_CPU_KERNELS chooses the set, as the CLI shows.
@@ -11,13 +11,14 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/reference_ops.h"
 #include "backend/cpu/thread_pool.h"
+#include "core/block_formats.h"
 #include "core/dtype_codec.h"
-#include "core/quant_blocks.h"
 #include "support/test_models.h"
 
 using namespace inferlens;
@@ -37,6 +38,41 @@ std::vector<float> randomValues(int64_t count, float scale, uint32_t seed) {
 std::vector<std::byte> encoded(DType dtype, const std::vector<float>& values) {
     std::vector<std::byte> bytes(size_t(*byteSize(dtype, int64_t(values.size()))));
     encodeRow(dtype, values, bytes.data());
+    return bytes;
+}
+
+constexpr DType kBlockTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0,
+                                 DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+
+// `blocks` blocks of uniformly random bytes, so that every bit of every field is exercised, but
+// for the fp16 scales (at these offsets in a block), which are set to finite values of either
+// sign up to 1.
+std::vector<std::byte> randomBlocks(DType dtype, int64_t blocks, uint32_t seed) {
+    const auto scaleOffsets = [dtype]() -> std::vector<int64_t> {
+        switch (dtype) {
+            case DType::Q4_1:
+            case DType::Q5_1:
+            case DType::Q4_K:
+            case DType::Q5_K:
+                return {0, 2};
+            case DType::Q6_K:
+                return {208};
+            default:
+                return {0};
+        }
+    }();
+    std::mt19937 generator(seed);
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::uniform_real_distribution<float> scale(-1.0f, 1.0f);
+    const int64_t blockBytes = dtypeInfo(dtype).blockBytes;
+    std::vector<std::byte> bytes(size_t(blocks * blockBytes));
+    for (auto& b : bytes)
+        b = std::byte(uint8_t(byte(generator)));
+    for (int64_t block = 0; block < blocks; ++block)
+        for (const int64_t offset : scaleOffsets) {
+            const uint16_t bits = floatToHalf(scale(generator));
+            std::memcpy(bytes.data() + block * blockBytes + offset, &bits, 2);
+        }
     return bytes;
 }
 
@@ -121,49 +157,91 @@ class TestCpuKernels : public QObject {
     }
 
     void blockKernelsAgreeWithinTheActivationRounding() {
+        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4},
+                                                      {3, 2}, {2, 3}, {5, 5}};
         for (const CpuKernels kernels : availableKernels())
-            for (const DType dtype : {DType::Q8_0, DType::Q4_0})
-                for (const int64_t blocks : {1, 3, 17, 129}) {
-                    const int64_t count = blocks * kQuantBlockElements;
-                    const auto w = randomValues(count, 0.1f, uint32_t(blocks));
-                    auto x = randomValues(count, 1.0f, uint32_t(blocks) + 77);
-                    x[5] = 0;  // and a block of zeros, whose scale is 0
-                    if (blocks > 2)
-                        std::fill(x.begin() + 32, x.begin() + 64, 0.0f);
-                    const auto row = encoded(dtype, w);
-                    std::vector<float> decoded(static_cast<size_t>(count));
-                    decodeRow(dtype, row.data(), decoded);
-                    QuantizedActivations quantized;
-                    quantized.quantize(x.data(), count);
-                    double exact = 0, bound = 0, magnitude = 0;
-                    for (int64_t b = 0; b < blocks; ++b) {
-                        const double halfStep = double(quantized.scales[size_t(b)]) / 2;
-                        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
-                            const size_t i = size_t(b * kQuantBlockElements + j);
-                            exact += double(decoded[i]) * x[i];
-                            bound += std::fabs(double(decoded[i])) * halfStep;
-                            magnitude += std::fabs(double(decoded[i]) * x[i]);
-                        }
+            for (const DType dtype : kBlockTypes)
+                for (const int64_t blocks : {1, 3, 17}) {
+                    const BlockFormat& format = *blockFormat(dtype);
+                    const int64_t subBlocks = blocks * format.subBlocks;
+                    const int64_t count = subBlocks * kQuantBlockElements;
+                    std::vector<std::vector<std::byte>> rows;
+                    std::vector<QuantizedActivations> quantized(5);
+                    std::vector<std::vector<float>> x;
+                    for (int k = 0; k < 5; ++k) {
+                        rows.push_back(randomBlocks(dtype, blocks, uint32_t(blocks * 10 + k)));
+                        x.push_back(randomValues(count, 1.0f, uint32_t(blocks * 10 + k) + 77));
+                        x.back()[5] = 0;  // and a block of zeros, whose scale is 0
+                        if (subBlocks > 2)
+                            std::fill(x.back().begin() + 32, x.back().begin() + 64, 0.0f);
+                        quantized[size_t(k)].quantize(x.back().data(), count);
                     }
-                    const BlockTile tile =
-                        dtype == DType::Q8_0 ? q8_0Tile(kernels) : q4_0Tile(kernels);
-                    const std::byte* rowPointer = row.data();
-                    const QuantizedActivations* activations = &quantized;
-                    float got = 0;
-                    tile(&rowPointer, 1, &activations, 1, blocks, &got);
-                    QVERIFY2(std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
-                             qPrintable(QString("%1 %2 %3 blocks: %4 vs %5 (bound %6)")
-                                            .arg(cpuKernelsName(kernels))
-                                            .arg(dtypeName(dtype).data())
-                                            .arg(blocks)
-                                            .arg(got)
-                                            .arg(exact)
-                                            .arg(bound)));
-                    // Every set computes the same integer sums: they agree to f32 rounding.
-                    float portable = 0;
-                    (dtype == DType::Q8_0 ? q8_0Tile : q4_0Tile)(CpuKernels::Portable)(
-                        &rowPointer, 1, &activations, 1, blocks, &portable);
-                    QVERIFY(std::fabs(got - portable) <= 1e-5 * magnitude + 1e-6);
+                    const BlockTile tile = blockTile(dtype, kernels);
+                    const BlockTile portable = blockTile(dtype, CpuKernels::Portable);
+                    QVERIFY(tile != nullptr && portable != nullptr);
+                    const std::byte* rowPointers[5];
+                    const QuantizedActivations* xs[5];
+                    for (int k = 0; k < 5; ++k) {
+                        rowPointers[k] = rows[size_t(k)].data();
+                        xs[k] = &quantized[size_t(k)];
+                    }
+                    std::vector<std::vector<float>> first(5, std::vector<float>(5, NAN));
+                    for (const auto& [rowCount, tokenCount] : shapes) {
+                        std::vector<float> out(size_t(rowCount * tokenCount));
+                        tile(rowPointers, rowCount, xs, tokenCount, subBlocks, out.data());
+                        for (int r = 0; r < rowCount; ++r)
+                            for (int t = 0; t < tokenCount; ++t) {
+                                // The exact product of the decoded weights with the f32
+                                // activations; the bound of the activations' rounding (half a
+                                // step per element); and the magnitudes f32 rounding scales with
+                                // (the scale and offset parts apart, as the kernels sum them).
+                                double exact = 0, bound = 0, magnitude = 0;
+                                SubBlock sub;
+                                for (int64_t b = 0; b < subBlocks; ++b) {
+                                    format.decode(
+                                        rows[size_t(r)].data() +
+                                            b / format.subBlocks * dtypeInfo(dtype).blockBytes,
+                                        int(b % format.subBlocks), sub);
+                                    const double halfStep =
+                                        double(quantized[size_t(t)].scales[size_t(b)]) / 2;
+                                    for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+                                        const double w =
+                                            double(sub.scale[j / 16]) * sub.q[j] + sub.offset;
+                                        const double a =
+                                            x[size_t(t)][size_t(b * kQuantBlockElements + j)];
+                                        exact += w * a;
+                                        bound += std::fabs(w) * halfStep;
+                                        magnitude +=
+                                            (std::fabs(double(sub.scale[j / 16]) * sub.q[j]) +
+                                             std::fabs(sub.offset)) *
+                                            std::fabs(a);
+                                    }
+                                }
+                                const float got = out[size_t(r * tokenCount + t)];
+                                QVERIFY2(
+                                    std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
+                                    qPrintable(QString("%1 %2 %3 blocks %4×%5: %6 vs %7 "
+                                                       "(bound %8)")
+                                                   .arg(cpuKernelsName(kernels))
+                                                   .arg(dtypeName(dtype).data())
+                                                   .arg(blocks)
+                                                   .arg(rowCount)
+                                                   .arg(tokenCount)
+                                                   .arg(got)
+                                                   .arg(exact)
+                                                   .arg(bound)));
+                                // Every set computes the same integer sums: they agree with the
+                                // portable tile to f32 rounding.
+                                float reference = 0;
+                                portable(&rowPointers[r], 1, &xs[t], 1, subBlocks, &reference);
+                                QVERIFY(std::fabs(got - reference) <= 1e-5 * magnitude + 1e-6);
+                                // And every tile shape gives the same number for a pair.
+                                float& seen = first[size_t(r)][size_t(t)];
+                                if (std::isnan(seen))
+                                    seen = got;
+                                QCOMPARE(got, seen);
+                            }
+                    }
                 }
     }
 
@@ -173,7 +251,9 @@ class TestCpuKernels : public QObject {
         ThreadPool pool(3);
         const int64_t rows = 300, columns = 256, tokens = 5;
         const auto x = randomValues(tokens * columns, 1.0f, 42);
-        for (const DType dtype : {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0}) {
+        for (const DType dtype :
+             {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_1,
+              DType::Q5_0, DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
             const auto bytes = encoded(dtype, randomValues(rows * columns, 0.3f, 7));
             TensorView weight;
             weight.dtype = dtype;
@@ -208,7 +288,7 @@ class TestCpuKernels : public QObject {
                 QVERIFY(std::fabs(quantized.values[i] * step - x[i]) <= step / 2 * 1.0001f);
                 sum += quantized.values[i];
             }
-            QCOMPARE(quantized.sums[size_t(b)], sum);
+            QCOMPARE(quantized.scaledSums[size_t(b)], quantized.scales[size_t(b)] * float(sum));
         }
     }
 

@@ -850,12 +850,19 @@ void TestMalformedFiles::addGgufCases() {
             [](GgufParts& g) { g.tensor("blk.0.attn_q.weight").type = 0xffffffffu; },
             {"blk.0.attn_q.weight", "unknown tensor type"});
     addGguf(
-        "gguf/unsupported tensor type Q4_K", "llama",
-        [](GgufParts& g) { g.tensor("blk.0.attn_q.weight").type = 12; },
-        {"blk.0.attn_q.weight", "Q4_K", "not support"}, true);
-    addGguf("gguf/unsupported tensor type Q5_0", "chatglm",
-            [](GgufParts& g) { g.tensor("blk.1.ffn_down.weight").type = 6; },
-            {"blk.1.ffn_down.weight", "Q5_0", "not support"});
+        "gguf/unsupported tensor type Q2_K", "llama",
+        [](GgufParts& g) { g.tensor("blk.0.attn_q.weight").type = 10; },
+        {"blk.0.attn_q.weight", "Q2_K", "not support"}, true);
+    addGguf("gguf/unsupported tensor type Q8_1", "chatglm",
+            [](GgufParts& g) { g.tensor("blk.1.ffn_down.weight").type = 9; },
+            {"blk.1.ffn_down.weight", "Q8_1", "not support"});
+    addGguf("gguf/Q4_K rows not whole super-blocks", "llama",
+            [](GgufParts& g) {
+                auto& query = g.tensor("blk.0.attn_q.weight");
+                query.type = 12;
+                query.ne = {64, 16};  // 64-value rows: a quarter of a super-block
+            },
+            {"blk.0.attn_q.weight", "row length 64", "q4_k blocks"});
     addGguf(
         "gguf/Q8_0 rows not whole blocks", "llama",
         [](GgufParts& g) {

@@ -85,7 +85,8 @@ std::optional<DType> Arguments::dtype(const std::string& name) const {
     const auto parsed = dtypeFromName(*text);
     if (!parsed)
         throw UsageError("--" + name + ": '" + *text +
-                         "' is not one of f32, f16, bf16, q8_0, q4_0");
+                         "' is not one of f32, f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, "
+                         "q5_k, q6_k");
     return parsed;
 }
 

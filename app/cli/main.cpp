@@ -44,11 +44,12 @@ commands:
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
            [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
-           [--dtype f32|f16|bf16|q8_0|q4_0] [--seed N] [--format gguf|hf] [--tied-embeddings]
+           [--dtype TYPE] [--seed N] [--format gguf|hf] [--tied-embeddings]
            Write a random-weight model with a sentencepiece tokenizer.
-  convert  --model PATH --out PATH --format gguf|hf [--dtype f32|f16|bf16|q8_0|q4_0]
-           Convert between a GGUF file and a Hugging Face directory. q8_0/q4_0 are GGUF only;
-           a quantized GGUF becomes f32 in a Hugging Face directory (exact dequantization).
+  convert  --model PATH --out PATH --format gguf|hf [--dtype TYPE]
+           Convert between a GGUF file and a Hugging Face directory. TYPE: f32, f16, bf16, or
+           (GGUF only) q8_0, q4_0, q4_1, q5_0, q5_1, q4_k, q5_k, q6_k; a quantized GGUF
+           becomes f32 in a Hugging Face directory (exact dequantization).
 
   kv-experiment [--model PATH] --prompt TEXT [--chat] [--system TEXT] [--template NAME]
            [--tokens N] [--threads N] [--json]

@@ -54,6 +54,18 @@ uint32_t ggufFileType(const std::vector<WeightSource>& weights) {
                 return 7;  // LLAMA_FTYPE_MOSTLY_Q8_0
             case DType::Q4_0:
                 return 2;  // LLAMA_FTYPE_MOSTLY_Q4_0
+            case DType::Q4_1:
+                return 3;  // LLAMA_FTYPE_MOSTLY_Q4_1
+            case DType::Q5_0:
+                return 8;  // LLAMA_FTYPE_MOSTLY_Q5_0
+            case DType::Q5_1:
+                return 9;  // LLAMA_FTYPE_MOSTLY_Q5_1
+            case DType::Q4_K:
+                return 14;  // LLAMA_FTYPE_MOSTLY_Q4_K_S (every matrix Q4_K)
+            case DType::Q5_K:
+                return 16;  // LLAMA_FTYPE_MOSTLY_Q5_K_S
+            case DType::Q6_K:
+                return 18;  // LLAMA_FTYPE_MOSTLY_Q6_K
         }
     }
     return 0;
@@ -68,8 +80,9 @@ std::string upperCase(std::string_view text) {
 
 // A block type needs rows of whole blocks. Checked for every tensor before anything is written.
 // A tensor that does not fit is an error, not (as in llama.cpp's quantizer) silently stored as f16:
-// the user asked for this type, and the model families we target have hidden and FFN sizes that are
-// multiples of 32 (13696 = 428 · 32), so only odd synthetic shapes meet this.
+// the user asked for this type. The model families we target have hidden and FFN sizes that are
+// multiples of 32 (13696 = 428 · 32), so the 32-value types fit them; the 256-value K types do not
+// fit ChatGLM2's 13696 (llama.cpp's quantizer falls back to other types there).
 void checkBlockRows(const WeightSource& weight, DType dtype) {
     const int64_t block = dtypeInfo(dtype).blockElements;
     if (weight.shape.empty() || weight.shape.back() % block == 0)

@@ -7,12 +7,18 @@ namespace inferlens {
 namespace {
 
 // Indexed by DType: the rows are in the enum's order.
-constexpr std::array<DTypeInfo, 5> kDTypes{{
+constexpr std::array<DTypeInfo, 11> kDTypes{{
     {DType::F32, "f32", 0, "F32", 1, 4},
     {DType::F16, "f16", 1, "F16", 1, 2},
     {DType::BF16, "bf16", 30, "BF16", 1, 2},
-    {DType::Q8_0, "q8_0", 8, "", 32, 34},  // fp16 scale + 32 × int8
-    {DType::Q4_0, "q4_0", 2, "", 32, 18},  // fp16 scale + 32 × 4 bits
+    {DType::Q8_0, "q8_0", 8, "", 32, 34},     // fp16 scale + 32 × int8
+    {DType::Q4_0, "q4_0", 2, "", 32, 18},     // fp16 scale + 32 × 4 bits
+    {DType::Q4_1, "q4_1", 3, "", 32, 20},     // fp16 scale and min + 32 × 4 bits
+    {DType::Q5_0, "q5_0", 6, "", 32, 22},     // fp16 scale + 32 × 5 bits
+    {DType::Q5_1, "q5_1", 7, "", 32, 24},     // fp16 scale and min + 32 × 5 bits
+    {DType::Q4_K, "q4_k", 12, "", 256, 144},  // 2 fp16 + 8 × 6-bit scale, min + 256 × 4 bits
+    {DType::Q5_K, "q5_k", 13, "", 256, 176},  // the same + 256 × 5 bits
+    {DType::Q6_K, "q6_k", 14, "", 256, 210},  // 16 int8 scales + fp16 + 256 × 6 bits
 }};
 static_assert([] {
     for (size_t i = 0; i < kDTypes.size(); ++i)
@@ -27,16 +33,10 @@ struct NamedGgmlType {
 };
 
 // GGML types that exist in files in the wild but have no kernels here yet.
-constexpr std::array<NamedGgmlType, 18> kUnsupportedGgmlTypes{{
-    {3, "Q4_1"},
-    {6, "Q5_0"},
-    {7, "Q5_1"},
+constexpr std::array<NamedGgmlType, 12> kUnsupportedGgmlTypes{{
     {9, "Q8_1"},
     {10, "Q2_K"},
     {11, "Q3_K"},
-    {12, "Q4_K"},
-    {13, "Q5_K"},
-    {14, "Q6_K"},
     {15, "Q8_K"},
     {16, "IQ2_XXS"},
     {17, "IQ2_XS"},

@@ -1,6 +1,6 @@
 #include "core/dtype_codec.h"
 
-#include "core/quant_blocks.h"
+#include "core/block_formats.h"
 
 namespace inferlens {
 
@@ -19,11 +19,8 @@ void decodeRow(DType dtype, const std::byte* row, std::span<float> out) {
             for (int64_t i = 0; i < count; ++i)
                 out[i] = loadBf16(row, i);
             break;
-        case DType::Q8_0:
-            dequantizeQ8_0(row, out);
-            break;
-        case DType::Q4_0:
-            dequantizeQ4_0(row, out);
+        default:
+            dequantize(dtype, row, out);
             break;
     }
 }
@@ -42,11 +39,8 @@ void encodeRow(DType dtype, std::span<const float> values, std::byte* row) {
             for (size_t i = 0; i < values.size(); ++i)
                 storeU16(i, floatToBf16(values[i]));
             break;
-        case DType::Q8_0:
-            quantizeQ8_0(values, row);
-            break;
-        case DType::Q4_0:
-            quantizeQ4_0(values, row);
+        default:
+            blockFormat(dtype)->quantize(values, row);
             break;
     }
 }

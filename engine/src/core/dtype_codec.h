@@ -1,7 +1,7 @@
 #pragma once
 // Decoding weight values to f32 and encoding f32 values into a weight type, element by element.
-// The per-type loaders are inline so that kernels (backend/cpu/kernels_float.cpp) can use them inside
-// their loops without a per-element switch.
+// The per-type loaders are inline so that kernels (backend/cpu/kernels_float.cpp) can use them
+// inside their loops without a per-element switch.
 
 #include <cstddef>
 #include <cstdint>
@@ -32,10 +32,10 @@ inline float loadBf16(const std::byte* row, int64_t i) {
     return bf16ToFloat(loadU16(row, i));
 }
 
-// out.size() values of a row stored as `dtype`, as f32 (for Q8_0/Q4_0 a whole number of blocks).
+// out.size() values of a row stored as `dtype`, as f32 (for block types a whole number of blocks).
 void decodeRow(DType dtype, const std::byte* row, std::span<float> out);
-// values rounded to `dtype` (nearest, ties to even) and stored at `row`; Q8_0/Q4_0 are quantized
-// block by block as llama.cpp does (core/quant_blocks.h). Consecutive rows may be passed as one.
+// values rounded to `dtype` (nearest, ties to even) and stored at `row`; block types are quantized
+// block by block (core/block_formats.h). Consecutive rows may be passed as one.
 void encodeRow(DType dtype, std::span<const float> values, std::byte* row);
 
 }  // namespace inferlens

@@ -1,23 +1,19 @@
 #include "core/quant_blocks.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <string>
 
 #include "core/error.h"
 
 namespace inferlens {
-namespace {
 
-void storeScale(float d, std::byte* block) {
-    const uint16_t bits = floatToHalf(d);
-    std::memcpy(block, &bits, 2);
-}
-
-void checkBlocks(size_t count, const char* type) {
-    if (count % kQuantBlockElements != 0)
+void checkWholeBlocks(size_t count, int64_t blockElements, const char* type) {
+    if (count % size_t(blockElements) != 0)
         throw Error(std::string(type) + ": " + std::to_string(count) +
-                    " values are not a whole number of 32-value blocks");
+                    " values are not a whole number of " + std::to_string(blockElements) +
+                    "-value blocks");
 }
 
 void checkFinite(float value, const char* type) {
@@ -26,82 +22,142 @@ void checkFinite(float value, const char* type) {
                     std::to_string(value));
 }
 
+void storeHalf(float value, std::byte* at) {
+    const uint16_t bits = floatToHalf(value);
+    std::memcpy(at, &bits, 2);
+}
+
+namespace {
+
+// Calls quantizeBlock(x, block) for every 32 values, after checking them.
+template <typename QuantizeBlock>
+void forEachBlock(std::span<const float> values, std::byte* blocks, int64_t blockBytes,
+                  const char* type, QuantizeBlock quantizeBlock) {
+    checkWholeBlocks(values.size(), kQuantBlockElements, type);
+    for (size_t first = 0; first < values.size(); first += kQuantBlockElements) {
+        const auto x = values.subspan(first, kQuantBlockElements);
+        for (float v : x)
+            checkFinite(v, type);
+        quantizeBlock(x, blocks + first / kQuantBlockElements * blockBytes);
+    }
+}
+
+// The signed value of largest magnitude (the first one on ties), which the symmetric formats map
+// to their lowest level: that level has no positive twin, so using it gains one level.
+float signedLargest(std::span<const float> x) {
+    float amax = 0.0f, max = 0.0f;
+    for (float v : x)
+        if (amax < std::fabs(v)) {
+            amax = std::fabs(v);
+            max = v;
+        }
+    return max;
+}
+
+std::pair<float, float> range(std::span<const float> x) {
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (float v : x) {
+        min = std::min(min, v);
+        max = std::max(max, v);
+    }
+    return {min, max};
+}
+
+// Packs 32 levels of up to 5 bits: low nibbles as llama.cpp orders them, fifth bits into `qh`.
+void packLevels(const uint8_t* levels, std::byte* nibbles, std::byte* qh) {
+    uint32_t high = 0;
+    for (int k = 0; k < 16; ++k) {
+        nibbles[k] = std::byte(uint8_t((levels[k] & 0x0f) | (levels[k + 16] & 0x0f) << 4));
+        high |= uint32_t(levels[k] >> 4 & 1) << k;
+        high |= uint32_t(levels[k + 16] >> 4 & 1) << (k + 16);
+    }
+    if (qh != nullptr)
+        std::memcpy(qh, &high, 4);
+}
+
 }  // namespace
 
 void quantizeQ8_0(std::span<const float> values, std::byte* blocks) {
-    checkBlocks(values.size(), "q8_0");
-    for (size_t first = 0; first < values.size(); first += kQuantBlockElements) {
-        const auto x = values.subspan(first, kQuantBlockElements);
-        std::byte* block = blocks + first / kQuantBlockElements * kQ8_0BlockBytes;
+    forEachBlock(values, blocks, kQ8_0BlockBytes, "q8_0", [](auto x, std::byte* block) {
         float amax = 0.0f;
-        for (float v : x) {
-            checkFinite(v, "q8_0");
+        for (float v : x)
             amax = std::max(amax, std::fabs(v));
-        }
         // As in llama.cpp, the integers come from the f32 scale, not from its fp16 rounding: that
         // makes the bytes identical, at the price of up to 127 · |d − fp16(d)| more error than d/2
         // on the largest values.
         const float d = amax / 127.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeScale(d, block);
+        storeHalf(d, block);
         for (int64_t j = 0; j < kQuantBlockElements; ++j)
             block[2 + j] = std::byte(uint8_t(int8_t(std::round(x[j] * id))));
-    }
+    });
 }
+
+// In the 4- and 5-bit quantizers, x·id + 0.5 (or + 8.5, + 16.5) is non-negative and truncation
+// rounds it half up. Two statements, as in llama.cpp, so that compilers that contract only within
+// an expression (clang's default) do not fuse them into one FMA, which rounds once instead of
+// twice.
 
 void quantizeQ4_0(std::span<const float> values, std::byte* blocks) {
-    checkBlocks(values.size(), "q4_0");
-    for (size_t first = 0; first < values.size(); first += kQuantBlockElements) {
-        const auto x = values.subspan(first, kQuantBlockElements);
-        std::byte* block = blocks + first / kQuantBlockElements * kQ4_0BlockBytes;
-        // The signed value of largest magnitude (the first one on ties) becomes −8 exactly, which
-        // uses the one level that has no positive twin; the other sign then reaches at most +7,
-        // with +8 clamped to 15 (an error of one step d).
-        float amax = 0.0f, max = 0.0f;
-        for (float v : x) {
-            checkFinite(v, "q4_0");
-            if (amax < std::fabs(v)) {
-                amax = std::fabs(v);
-                max = v;
-            }
-        }
-        const float d = max / -8.0f;
+    forEachBlock(values, blocks, kQ4_0BlockBytes, "q4_0", [](auto x, std::byte* block) {
+        // The largest magnitude becomes −8 exactly; the other sign then reaches at most +7, with
+        // +8 clamped to 15 (an error of one step d).
+        const float d = signedLargest(x) / -8.0f;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeScale(d, block);
-        // x·id lies in [−8, 8], so x·id + 8.5 is positive and truncation rounds it half up. Two
-        // statements, as in llama.cpp, so that compilers that contract only within an expression
-        // (clang's default) do not fuse them into one FMA, which rounds once instead of twice.
-        const auto level = [id](float v) {
-            const float scaled = v * id;
-            return std::min(15, int(int8_t(scaled + 8.5f)));
-        };
-        for (int64_t j = 0; j < kQuantBlockElements / 2; ++j)
-            block[2 + j] = std::byte(uint8_t(level(x[j]) | level(x[j + 16]) << 4));
-    }
+        storeHalf(d, block);
+        uint8_t levels[kQuantBlockElements];
+        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+            const float scaled = x[j] * id;
+            levels[j] = uint8_t(std::min(15, int(int8_t(scaled + 8.5f))));
+        }
+        packLevels(levels, block + 2, nullptr);
+    });
 }
 
-namespace {
-
-// Both types store d and then 32 integers q; value j of a block is d · q_j.
-template <int (*multiple)(const std::byte*, int64_t), int64_t blockBytes>
-void dequantizeBlocks(const std::byte* blocks, std::span<float> out, const char* type) {
-    checkBlocks(out.size(), type);
-    for (size_t first = 0; first < out.size(); first += kQuantBlockElements) {
-        const std::byte* block = blocks + first / kQuantBlockElements * blockBytes;
-        const float d = blockScale(block);
-        for (int64_t j = 0; j < kQuantBlockElements; ++j)
-            out[first + j] = float(multiple(block, j)) * d;
-    }
+void quantizeQ4_1(std::span<const float> values, std::byte* blocks) {
+    forEachBlock(values, blocks, kQ4_1BlockBytes, "q4_1", [](auto x, std::byte* block) {
+        const auto [min, max] = range(x);
+        const float d = (max - min) / 15.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeHalf(d, block);
+        storeHalf(min, block + 2);
+        uint8_t levels[kQuantBlockElements];
+        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+            const float scaled = (x[j] - min) * id;
+            levels[j] = uint8_t(std::min(15, int(int8_t(scaled + 0.5f))));
+        }
+        packLevels(levels, block + 4, nullptr);
+    });
 }
 
-}  // namespace
-
-void dequantizeQ8_0(const std::byte* blocks, std::span<float> out) {
-    dequantizeBlocks<q8_0Multiple, kQ8_0BlockBytes>(blocks, out, "q8_0");
+void quantizeQ5_0(std::span<const float> values, std::byte* blocks) {
+    forEachBlock(values, blocks, kQ5_0BlockBytes, "q5_0", [](auto x, std::byte* block) {
+        const float d = signedLargest(x) / -16.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeHalf(d, block);
+        uint8_t levels[kQuantBlockElements];
+        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+            const float scaled = x[j] * id;
+            levels[j] = uint8_t(std::min(31, int(int8_t(scaled + 16.5f))));
+        }
+        packLevels(levels, block + 6, block + 2);
+    });
 }
 
-void dequantizeQ4_0(const std::byte* blocks, std::span<float> out) {
-    dequantizeBlocks<q4_0Multiple, kQ4_0BlockBytes>(blocks, out, "q4_0");
+void quantizeQ5_1(std::span<const float> values, std::byte* blocks) {
+    forEachBlock(values, blocks, kQ5_1BlockBytes, "q5_1", [](auto x, std::byte* block) {
+        const auto [min, max] = range(x);
+        const float d = (max - min) / 31.0f;
+        const float id = d != 0.0f ? 1.0f / d : 0.0f;
+        storeHalf(d, block);
+        storeHalf(min, block + 2);
+        uint8_t levels[kQuantBlockElements];
+        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+            const float scaled = (x[j] - min) * id;
+            levels[j] = uint8_t(scaled + 0.5f);  // no clamp, as in llama.cpp: at most 31.5
+        }
+        packLevels(levels, block + 8, block + 4);
+    });
 }
 
 }  // namespace inferlens

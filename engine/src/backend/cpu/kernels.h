@@ -1,9 +1,10 @@
 #pragma once
 // The dot products of a weight row (in its file's type) with an activation vector, per kernel set
 // (cpu_features.h): the one place where a weight type meets arithmetic. Each family has its own
-// file — kernels_float.cpp (F32, F16, BF16), kernels_q8_0.cpp, kernels_q4_0.cpp — with a portable
-// version and SIMD ones compiled for their instruction sets by function attributes, so that one
-// binary runs on any x86-64 and picks its kernels at run time.
+// file — kernels_float.cpp (F32, F16, BF16), kernels_legacy_quants.cpp (Q8_0, Q4_0, Q4_1, Q5_0,
+// Q5_1), kernels_k_quants.cpp (Q4_K, Q5_K, Q6_K) — with a portable version and SIMD ones compiled
+// for their instruction sets by function attributes, so that one binary runs on any x86-64 and
+// picks its kernels at run time.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,13 +25,20 @@ constexpr int kTileRows = 4;
 constexpr int kTileTokens = 4;
 using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const float* const* xs,
                            int tokenCount, int64_t count, float* out);
-// The same for block-type rows (Q8_0, Q4_0) against 8-bit activations, over `blocks` blocks.
+// The same for block-type rows against 8-bit activations, over `subBlocks` 32-value sub-blocks
+// (the activations' blocks; a whole number of the format's blocks).
 using BlockTile = void (*)(const std::byte* const* rows, int rowCount,
-                           const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
+                           const QuantizedActivations* const* xs, int tokenCount, int64_t subBlocks,
                            float* out);
 
-FloatTile floatTile(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
-BlockTile q8_0Tile(CpuKernels kernels);
-BlockTile q4_0Tile(CpuKernels kernels);
+FloatTile floatTile(DType dtype, CpuKernels kernels);        // F32, F16 or BF16
+BlockTile legacyQuantTile(DType dtype, CpuKernels kernels);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
+BlockTile kQuantTile(DType dtype, CpuKernels kernels);       // Q4_K, Q5_K, Q6_K
+
+// Any block type's tile.
+inline BlockTile blockTile(DType dtype, CpuKernels kernels) {
+    const BlockTile legacy = legacyQuantTile(dtype, kernels);
+    return legacy != nullptr ? legacy : kQuantTile(dtype, kernels);
+}
 
 }  // namespace inferlens

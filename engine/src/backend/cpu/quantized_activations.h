@@ -1,7 +1,7 @@
 #pragma once
-// An activation vector quantized to 8 bits in blocks of 32, so that Q8_0 and Q4_0 weights multiply
-// it with integer dot products (as llama.cpp does). Each element moves by at most half its block's
-// step, max|x| / 254: the error the kernel tests allow for on top of f32 rounding.
+// An activation vector quantized to 8 bits in blocks of 32, so that block-quantized weights
+// multiply it with integer dot products (as llama.cpp does). Each element moves by at most half its
+// block's step, max|x| / 254: the error the kernel tests allow for on top of f32 rounding.
 
 #include <cstdint>
 #include <vector>
@@ -9,9 +9,10 @@
 namespace inferlens {
 
 struct QuantizedActivations {
-    std::vector<float> scales;   // per block: max|x| / 127 (0 for a block of zeros)
-    std::vector<int8_t> values;  // per element: round(x / scale)
-    std::vector<int32_t> sums;   // per block: the sum of its values (Q4_0's −8 offset needs it)
+    std::vector<float> scales;      // per block: max|x| / 127 (0 for a block of zeros)
+    std::vector<int8_t> values;     // per element: round(x / scale)
+    std::vector<float> scaledSums;  // per block: scale · Σ values (the sum the offsets of
+                                    // Q4_0, Q4_1, Q4_K… multiply)
 
     // `count` must be a whole number of blocks.
     void quantize(const float* x, int64_t count);

@@ -25,10 +25,6 @@ void forRows(int64_t rows, int64_t work, ThreadPool* pool,
         body(0, rows);
 }
 
-bool isBlockType(DType dtype) {
-    return dtype == DType::Q8_0 || dtype == DType::Q4_0;
-}
-
 template <typename X>
 using Tile = void (*)(const std::byte* const* rows, int rowCount, const X* const* xs,
                       int tokenCount, int64_t length, float* out);
@@ -71,7 +67,7 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
     const int64_t columns = weight.columns();
     const CpuKernels kernels = cpuKernels();
     const int64_t work = weight.rows() * columns * tokens;
-    if (isBlockType(weight.dtype)) {
+    if (isBlockQuantized(weight.dtype)) {
         // Block-quantized weights meet 8-bit activations, quantized once here for every row
         // (kept per calling thread: no allocation per product). Named by reference, since inside
         // the lambda, run by the pool's threads, the thread_local would be each worker's own.
@@ -83,8 +79,7 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             quantized[size_t(t)].quantize(x.data() + t * columns, columns);
             xs[size_t(t)] = &quantized[size_t(t)];
         }
-        const Tile<QuantizedActivations> tile =
-            weight.dtype == DType::Q8_0 ? q8_0Tile(kernels) : q4_0Tile(kernels);
+        const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
         const int64_t blocks = columns / kQuantBlockElements;
         forRows(weight.rows(), work, pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, blocks, y, begin, end);

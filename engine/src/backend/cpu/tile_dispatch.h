@@ -1,6 +1,6 @@
 #pragma once
 // What the kernel families share: running any tile from fixed-size register tiles, and the
-// portable tile of the block types.
+// portable tile of the block formats.
 //
 // Any tile up to R rows × T tokens from four fixed-size register tiles — R × T, R × 1, 1 × T and
 // 1 × 1, whose loops unroll into registers: whole groups of R rows with T tokens at a time, the
@@ -40,22 +40,28 @@ void anyTile(const std::byte* const* rows, int rowCount, const X* const* xs, int
     }
 }
 
-// The portable tile of a block type whose element j of a block is blockScale · multiple(block, j):
-// per block, the integer dot product with the 8-bit activations, times both scales.
-template <int64_t blockBytes, int (*multiple)(const std::byte*, int64_t)>
+// The portable tile of a block format (core/block_formats.h), from its scalar sub-block decoder:
+// per 16 values the integer dot product with the 8-bit activations, times both scales, plus the
+// offset times the activations' sum.
+template <int64_t blockBytes, int64_t subBlocks,
+          void (*decode)(const std::byte* block, int subBlock, SubBlock& out)>
 void portableBlockTile(const std::byte* const* rows, int rowCount,
-                       const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
+                       const QuantizedActivations* const* xs, int tokenCount, int64_t length,
                        float* out) {
+    SubBlock sub;
     for (int r = 0; r < rowCount; ++r)
         for (int t = 0; t < tokenCount; ++t) {
             float sum = 0.0f;
-            for (int64_t b = 0; b < blocks; ++b) {
-                const std::byte* block = rows[r] + b * blockBytes;
-                const int8_t* q = xs[t]->values.data() + b * kQuantBlockElements;
-                int32_t blockSum = 0;
+            for (int64_t b = 0; b < length; ++b) {
+                decode(rows[r] + b / subBlocks * blockBytes, int(b % subBlocks), sub);
+                const int8_t* a = xs[t]->values.data() + b * kQuantBlockElements;
+                int32_t halves[2] = {0, 0};
                 for (int64_t j = 0; j < kQuantBlockElements; ++j)
-                    blockSum += multiple(block, j) * q[j];
-                sum += blockScale(block) * xs[t]->scales[size_t(b)] * float(blockSum);
+                    halves[j / 16] += int32_t(sub.q[j]) * a[j];
+                const float xScale = xs[t]->scales[size_t(b)];
+                sum += sub.scale[0] * xScale * float(halves[0]) +
+                       sub.scale[1] * xScale * float(halves[1]) +
+                       sub.offset * xs[t]->scaledSums[size_t(b)];
             }
             out[r * tokenCount + t] = sum;
         }
