@@ -4,6 +4,8 @@
 // that it shares with its neighbours (Q4_K's sub-blocks 2k and 2k + 1 are the low and high
 // nibbles of the same bytes). Q4_K and Q5_K subtract dmin · m per sub-block: the tile's offset.
 
+#include <cstring>
+
 #include "backend/cpu/block_tile.h"
 #include "core/k_quant_blocks.h"
 
@@ -21,15 +23,27 @@ INFERLENS_AVX2 inline __m256i bitField(__m256i bytes, int shift, int mask) {
                             _mm256_set1_epi8(char(mask)));
 }
 
-// Q4_K and Q5_K: sub-block s has scale d · sc_s and offset −dmin · m_s.
+// Eight bytes (two words) as eight floats.
+INFERLENS_AVX2 inline __m256 bytesAsFloats(uint32_t low, uint32_t high) {
+    return _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_set_epi32(0, 0, int(high), int(low))));
+}
+
+// Q4_K and Q5_K: sub-block s has scale d · sc_s and offset −dmin · m_s. The eight 6-bit pairs
+// (kScaleAndMin's layout) come out of the 12 bytes as 32-bit words, four sub-blocks at a time:
+// sub-blocks 0…3 are the low six bits of bytes 0…3 (scales) and 4…7 (mins); 4…7 take a nibble
+// of bytes 8…11 and the top two bits of bytes 0…3 (scales) or 4…7 (mins).
 INFERLENS_AVX2 inline void kScales(const std::byte* block, BlockScales& out) {
-    const float d = simd::halfScale(block), dmin = simd::halfScale(block + 2);
-    for (int s = 0; s < 8; ++s) {
-        int scale, min;
-        kScaleAndMin(block + 4, s, scale, min);
-        out.scale[s] = d * float(scale);
-        out.offset[s] = -(dmin * float(min));
-    }
+    uint32_t word[3];
+    std::memcpy(word, block + 4, 12);
+    constexpr uint32_t low6 = 0x3f3f3f3f, low4 = 0x0f0f0f0f, top2 = 0x03030303;
+    const uint32_t scalesLow = word[0] & low6;
+    const uint32_t scalesHigh = (word[2] & low4) | (word[0] >> 6 & top2) << 4;
+    const uint32_t minsLow = word[1] & low6;
+    const uint32_t minsHigh = (word[2] >> 4 & low4) | (word[1] >> 6 & top2) << 4;
+    _mm256_storeu_ps(out.scale, _mm256_mul_ps(bytesAsFloats(scalesLow, scalesHigh),
+                                              _mm256_set1_ps(simd::halfScale(block))));
+    _mm256_storeu_ps(out.offset, _mm256_mul_ps(bytesAsFloats(minsLow, minsHigh),
+                                               _mm256_set1_ps(-simd::halfScale(block + 2))));
 }
 #endif
 
@@ -69,10 +83,13 @@ struct Q6_K {
     static constexpr auto decode = decodeQ6_K;
 #if defined(__x86_64__)
     INFERLENS_AVX2 static void scales(const std::byte* block, BlockScales& out) {
-        const float d = simd::halfScale(block + 208);
-        const auto* scales = reinterpret_cast<const int8_t*>(block + 192);
-        for (int g = 0; g < 16; ++g)
-            out.scale[g] = d * float(scales[g]);
+        const __m256 d = _mm256_set1_ps(simd::halfScale(block + 208));
+        const __m128i scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192));
+        _mm256_storeu_ps(out.scale,
+                         _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(scales))));
+        _mm256_storeu_ps(
+            out.scale + 8,
+            _mm256_mul_ps(d, _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_srli_si128(scales, 8)))));
     }
     // decodeQ6_K's layout: half s / 4, and k = s % 4 choosing the bytes and the bits.
     INFERLENS_AVX2 static __m256i multiples(const std::byte* block, int s) {
