@@ -15,6 +15,7 @@
 #include <random>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/packed_rows.h"
 #include "backend/cpu/reference_ops.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/block_formats.h"
@@ -243,6 +244,87 @@ class TestCpuKernels : public QObject {
                             }
                     }
                 }
+    }
+
+    // Q8_0 and Q4_0 matrices repacked 8 rows at a time (packed_rows.h), with a row count that
+    // leaves a padded group: every product within the activations' rounding of the exact one,
+    // a batch equal to its tokens one by one, and the engine's products the same through the
+    // packed and the file layout up to f32 rounding, on any number of threads.
+    void packedMatricesAgreeWithinTheActivationRounding() {
+        const int64_t rows = 13, blocks = 5, columns = blocks * kQuantBlockElements, tokens = 6;
+        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
+            QVERIFY(!packs(dtype, CpuKernels::Portable));
+            const auto bytes = randomBlocks(dtype, rows * blocks, 5);
+            TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
+            const auto packed = packRows(weight);
+            QCOMPARE(int64_t(packed.size()),
+                     2 * kPackedRows * blocks * dtypeInfo(dtype).blockBytes);
+            std::vector<float> decoded(size_t(rows * columns));
+            decodeRow(dtype, bytes.data(), decoded);
+            const auto x = randomValues(tokens * columns, 1.0f, 8);
+            std::vector<QuantizedActivations> quantized(static_cast<size_t>(tokens));
+            std::vector<const QuantizedActivations*> xs;
+            for (int64_t t = 0; t < tokens; ++t) {
+                quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+                xs.push_back(&quantized[size_t(t)]);
+            }
+            const int64_t groupBytes = kPackedRows * blocks * dtypeInfo(dtype).blockBytes;
+            for (const CpuKernels kernels : availableKernels()) {
+                if (!packs(dtype, kernels))
+                    continue;
+                const PackedTile tile = packedTile(dtype, kernels);
+                for (int64_t g = 0; g < 2; ++g) {
+                    std::vector<float> out(size_t(kPackedRows * tokens));
+                    tile(packed.data() + g * groupBytes, xs.data(), int(tokens), blocks,
+                         out.data());
+                    for (int64_t i = 0; i < std::min<int64_t>(kPackedRows, rows - g * 8); ++i)
+                        for (int64_t t = 0; t < tokens; ++t) {
+                            const int64_t r = g * kPackedRows + i;
+                            double exact = 0, bound = 0, magnitude = 0;
+                            for (int64_t j = 0; j < columns; ++j) {
+                                const double w = decoded[size_t(r * columns + j)];
+                                const double a = x[size_t(t * columns + j)];
+                                exact += w * a;
+                                bound +=
+                                    std::fabs(w) *
+                                    quantized[size_t(t)].scales[size_t(j / kQuantBlockElements)] /
+                                    2;
+                                magnitude += std::fabs(w * a);
+                            }
+                            const float got = out[size_t(i * tokens + t)];
+                            QVERIFY2(std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
+                                     qPrintable(QString("%1 %2 row %3 token %4: %5 vs %6")
+                                                    .arg(cpuKernelsName(kernels))
+                                                    .arg(dtypeName(dtype).data())
+                                                    .arg(r)
+                                                    .arg(t)
+                                                    .arg(got)
+                                                    .arg(exact)));
+                            // The token alone gives the same number.
+                            std::vector<float> alone(kPackedRows);
+                            tile(packed.data() + g * groupBytes, &xs[size_t(t)], 1, blocks,
+                                 alone.data());
+                            QCOMPARE(alone[size_t(i)], got);
+                        }
+                }
+            }
+            // Through the engine's products (the kernels in use), on one and three threads.
+            ThreadPool pool(3);
+            TensorView packedWeight = weight;
+            packedWeight.packed = packed.data();
+            if (!packs(dtype, cpuKernels()))
+                continue;
+            std::vector<float> batch(size_t(tokens * rows)), shared(batch.size()),
+                fileLayout(batch.size());
+            matMat(packedWeight, x, tokens, batch);
+            matMat(packedWeight, x, tokens, shared, &pool);
+            matMat(weight, x, tokens, fileLayout);
+            QCOMPARE(shared, batch);
+            std::vector<float> alone(static_cast<size_t>(rows));
+            matVec(packedWeight, std::span(x).subspan(size_t(2 * columns), size_t(columns)), alone);
+            QCOMPARE(alone, std::vector<float>(batch.begin() + 2 * rows, batch.begin() + 3 * rows));
+            QVERIFY(test::normalisedError(batch, fileLayout) < 1e-5);
+        }
     }
 
     void productsAreTheSameOnAnyNumberOfThreads() {

@@ -21,6 +21,7 @@ TensorView TensorView::slice(int64_t begin, int64_t count) const {
                     ") is outside tensor " + name + " " + shapeToString(shape));
     TensorView part = *this;
     part.shape.front() = count;
+    part.packed = nullptr;  // a slice is packed on its own, if at all
     if (shape.size() == 2) {
         part.data = data + begin * rowBytes();
         part.byteCount = count * rowBytes();

@@ -19,6 +19,9 @@ struct TensorView {
     std::vector<int64_t> shape;
     const std::byte* data = nullptr;
     int64_t byteCount = 0;
+    // The same matrix repacked for the CPU's products (backend/cpu/packed_rows.h), or null. The
+    // model owns it; `data` stays valid for everything else.
+    const std::byte* packed = nullptr;
 
     int64_t elementCount() const;
     // A 2-D tensor's rows; a 1-D tensor counts as one row.

@@ -40,4 +40,12 @@ MappedFile::~MappedFile() {
         ::munmap(const_cast<std::byte*>(data_), size_);
 }
 
+void releaseMappedPages(const std::byte* data, size_t bytes) {
+    const auto pageSize = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const uintptr_t first = (uintptr_t(data) + pageSize - 1) / pageSize * pageSize;
+    const uintptr_t last = (uintptr_t(data) + bytes) / pageSize * pageSize;
+    if (first < last)  // advice only: a failure leaves the pages resident, which is harmless
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+}
+
 }  // namespace inferlens

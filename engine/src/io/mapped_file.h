@@ -26,4 +26,9 @@ class MappedFile {
     size_t size_ = 0;
 };
 
+// Drops the whole pages of [data, data + bytes) — part of a read-only file mapping — from this
+// process's resident memory; a later read brings them back from the file. For weights that have
+// been copied into another layout (backend/cpu/packed_rows.h), so that they are not held twice.
+void releaseMappedPages(const std::byte* data, size_t bytes);
+
 }  // namespace inferlens

@@ -24,6 +24,14 @@ Model::Model(ModelFiles files) : files_(std::move(files)) {
             throwFileError(files_.path, "missing tensor " + name);
         return &found->second;
     });
+    // Every matrix a product reads, in the layout its kernels want (the token embedding is only
+    // looked up by rows, unless the output layer shares it, and then this is that view's copy).
+    packed_ = std::make_shared<PackedStore>();
+    for (LayerWeights& layer : weights_.layers)
+        for (TensorView* matrix : {&layer.query, &layer.key, &layer.value, &layer.attentionOutput,
+                                   &layer.ffnGate, &layer.ffnUp, &layer.ffnDown})
+            packInto(*matrix, *packed_);
+    packInto(weights_.output, *packed_);
 }
 
 void Model::embed(int32_t token, std::span<float> x) const {

@@ -4,10 +4,12 @@
 // outside, layers inside) is in generator.cpp.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "backend/cpu/packed_rows.h"
 #include "models/decoder_weights.h"
 #include "models/model_files.h"
 
@@ -81,6 +83,8 @@ class Model {
 
     ModelFiles files_;
     DecoderWeights weights_;
+    // Repacked copies of the quantized matrices, when this CPU's kernels use them.
+    std::shared_ptr<PackedStore> packed_;
 };
 
 }  // namespace inferlens

@@ -10,6 +10,7 @@ void QuantizedActivations::quantize(const float* x, int64_t count) {
     const int64_t blockCount = count / kQuantBlockElements;
     scales.resize(size_t(blockCount));
     values.resize(size_t(count));
+    sums.resize(size_t(blockCount));
     scaledSums.resize(size_t(blockCount));
     for (int64_t b = 0; b < blockCount; ++b) {
         const float* block = x + b * kQuantBlockElements;
@@ -25,6 +26,7 @@ void QuantizedActivations::quantize(const float* x, int64_t count) {
             sum += q;
         }
         scales[size_t(b)] = scale;
+        sums[size_t(b)] = sum;
         scaledSums[size_t(b)] = scale * float(sum);
     }
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/packed_rows.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/dtype_codec.h"
 #include "core/quant_blocks.h"
@@ -14,13 +15,16 @@ namespace inferlens {
 
 namespace {
 
-// Splits [0, rows) across the pool's threads when the product is large enough to gain from it.
-void forRows(int64_t rows, int64_t work, ThreadPool* pool,
+// Splits [0, rows) across the pool's threads, in whole groups of `group` rows, when the product
+// is large enough to gain from it.
+void forRows(int64_t rows, int64_t group, int64_t work, ThreadPool* pool,
              const std::function<void(int64_t, int64_t)>& body) {
     // Below this many weights a product is faster on one thread than the hand-off costs.
     constexpr int64_t kParallelThreshold = int64_t(1) << 15;
     if (pool != nullptr && pool->size() > 1 && work >= kParallelThreshold)
-        pool->parallelFor(rows, body);
+        pool->parallelFor((rows + group - 1) / group, [&](int64_t begin, int64_t end) {
+            body(begin * group, std::min(rows, end * group));
+        });
     else
         body(0, rows);
 }
@@ -62,6 +66,27 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
     }
 }
 
+// The same for a packed matrix (packed_rows.h): rows [begin, end) start on a group.
+void packedProductRows(const TensorView& weight, PackedTile tile,
+                       const std::vector<const QuantizedActivations*>& xs, int64_t blocks,
+                       std::span<float> y, int64_t begin, int64_t end) {
+    constexpr int64_t kTokenBlock = 64;
+    const int64_t outputs = weight.rows();
+    const auto tokens = int64_t(xs.size());
+    const int64_t groupBytes = blocks * kPackedRows * dtypeInfo(weight.dtype).blockBytes;
+    for (int64_t first = 0; first < tokens; first += kTokenBlock) {
+        const int tokenCount = int(std::min(tokens, first + kTokenBlock) - first);
+        std::vector<float> out(size_t(kPackedRows * tokenCount));
+        for (int64_t r = begin; r < end; r += kPackedRows) {
+            tile(weight.packed + r / kPackedRows * groupBytes, xs.data() + first, tokenCount,
+                 blocks, out.data());
+            for (int64_t i = 0; i < std::min<int64_t>(kPackedRows, outputs - r); ++i)
+                for (int k = 0; k < tokenCount; ++k)
+                    y[size_t((first + k) * outputs + r + i)] = out[size_t(i * tokenCount + k)];
+        }
+    }
+}
+
 // Y = X · Wᵀ for `tokens` rows of X, threads splitting the weight rows.
 void product(const TensorView& weight, std::span<const float> x, int64_t tokens, std::span<float> y,
              ThreadPool* pool) {
@@ -80,9 +105,16 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             quantized[size_t(t)].quantize(x.data() + t * columns, columns);
             xs[size_t(t)] = &quantized[size_t(t)];
         }
-        const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
         const int64_t blocks = columns / kQuantBlockElements;
-        forRows(weight.rows(), work, pool, [&](int64_t begin, int64_t end) {
+        if (weight.packed != nullptr) {
+            const PackedTile tile = packedTile(weight.dtype, kernels);
+            forRows(weight.rows(), kPackedRows, work, pool, [&](int64_t begin, int64_t end) {
+                packedProductRows(weight, tile, xs, blocks, y, begin, end);
+            });
+            return;
+        }
+        const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
+        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, blocks, y, begin, end);
         });
     } else {
@@ -90,7 +122,7 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         for (int64_t t = 0; t < tokens; ++t)
             xs[size_t(t)] = x.data() + t * columns;
         const Tile<float> tile = floatTile(weight.dtype, kernels);
-        forRows(weight.rows(), work, pool, [&](int64_t begin, int64_t end) {
+        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, columns, y, begin, end);
         });
     }

@@ -1,0 +1,56 @@
+#pragma once
+// Q8_0 and Q4_0 matrices repacked, once at load, so that a product reads them as one stream and
+// works on 8 rows per instruction: llama.cpp does the same on x86 ("repack"), and it is what
+// makes a decode step reach the memory bandwidth. In the file's layout a product either follows
+// one row at a time — with each 32-value block's scale, horizontal sums and offsets handled per
+// row, some 18 instructions per block — or 8 rows at once, 8 streams through memory that this
+// machine's prefetchers follow poorly (measured: Q4_0 decode 19 → 11 tokens/s).
+//
+// Packed layout: rows in groups of 8 (the last group padded with zero rows); a group is its
+// blocks in column order, and block b of a group holds
+//   16 bytes   the 8 rows' fp16 scales d (row j at bytes 2j, 2j + 1)
+//   Q8_0: 8 × 32 bytes, chunk k = 0…7: bytes 4j…4j + 3 are row j's values 4k…4k + 3 plus 128
+//         (unsigned, for the byte-multiply instructions);
+//   Q4_0: 4 × 32 bytes, chunk k = 0…3: bytes 4j + i are row j's nibbles 4k + i (low half) and
+//         16 + 4k + i (high half).
+// So a 32-bit lane j of every chunk is row j, and a product multiplies a chunk by the token's 4
+// activation bytes broadcast to every lane: after a block's 8 chunks, lane j holds row j's whole
+// integer dot product, with no horizontal sum. Per (row, token) and block, in block order:
+//   acc ← fma(d · xScale, float(Σ q a − bias · Σ a), acc)     (bias 128 for Q8_0, 8 for Q4_0)
+// — the same whatever the number of tokens, so a prefill and token-by-token decoding agree
+// exactly. The results differ from the file-layout tiles' (kernels.h) by f32 rounding only.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/quantized_activations.h"
+#include "core/tensor.h"
+
+namespace inferlens {
+
+constexpr int kPackedRows = 8;
+
+// Whether `dtype` matrices are packed when `kernels` run them (Q8_0, Q4_0 with AVX2 or AVX-512).
+bool packs(DType dtype, CpuKernels kernels);
+
+// The packed bytes of a 2-D block-type matrix (see above).
+std::vector<std::byte> packRows(const TensorView& matrix);
+
+// Products of one packed group (8 rows) with up to kTileTokens tokens' activations over `blocks`
+// blocks: out[r · tokenCount + t].
+using PackedTile = void (*)(const std::byte* group, const QuantizedActivations* const* xs,
+                            int tokenCount, int64_t blocks, float* out);
+PackedTile packedTile(DType dtype, CpuKernels kernels);
+
+// The packed copies of a model's matrices, shared by the model's copies.
+struct PackedStore {
+    std::vector<std::vector<std::byte>> buffers;
+};
+
+// Packs `view` into `store` and points view.packed at it, when packs(view.dtype, cpuKernels()).
+void packInto(TensorView& view, PackedStore& store);
+
+}  // namespace inferlens
