@@ -257,8 +257,7 @@ class TestCpuKernels : public QObject {
             const auto bytes = randomBlocks(dtype, rows * blocks, 5);
             TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
             const auto packed = packRows(weight);
-            QCOMPARE(int64_t(packed.size()),
-                     2 * kPackedRows * blocks * dtypeInfo(dtype).blockBytes);
+            QCOMPARE(packed.size, 2 * kPackedRows * blocks * dtypeInfo(dtype).blockBytes);
             std::vector<float> decoded(size_t(rows * columns));
             decodeRow(dtype, bytes.data(), decoded);
             const auto x = randomValues(tokens * columns, 1.0f, 8);
@@ -275,7 +274,7 @@ class TestCpuKernels : public QObject {
                 const PackedTile tile = packedTile(dtype, kernels);
                 for (int64_t g = 0; g < 2; ++g) {
                     std::vector<float> out(size_t(kPackedRows * tokens));
-                    tile(packed.data() + g * groupBytes, xs.data(), int(tokens), blocks,
+                    tile(packed.bytes.get() + g * groupBytes, xs.data(), int(tokens), blocks,
                          out.data());
                     for (int64_t i = 0; i < std::min<int64_t>(kPackedRows, rows - g * 8); ++i)
                         for (int64_t t = 0; t < tokens; ++t) {
@@ -302,7 +301,7 @@ class TestCpuKernels : public QObject {
                                                     .arg(exact)));
                             // The token alone gives the same number.
                             std::vector<float> alone(kPackedRows);
-                            tile(packed.data() + g * groupBytes, &xs[size_t(t)], 1, blocks,
+                            tile(packed.bytes.get() + g * groupBytes, &xs[size_t(t)], 1, blocks,
                                  alone.data());
                             QCOMPARE(alone[size_t(i)], got);
                         }
@@ -311,7 +310,7 @@ class TestCpuKernels : public QObject {
             // Through the engine's products (the kernels in use), on one and three threads.
             ThreadPool pool(3);
             TensorView packedWeight = weight;
-            packedWeight.packed = packed.data();
+            packedWeight.packed = packed.bytes.get();
             if (!packs(dtype, cpuKernels()))
                 continue;
             std::vector<float> batch(size_t(tokens * rows)), shared(batch.size()),

@@ -1,8 +1,12 @@
 #include "backend/cpu/packed_rows.h"
 
+#include <sys/mman.h>
+
+#include <cstdlib>
 #include <cstring>
 
 #include "backend/cpu/simd_x86.h"
+#include "core/error.h"
 #include "core/quant_blocks.h"
 #include "io/mapped_file.h"
 
@@ -15,22 +19,26 @@ int64_t packedBlockBytes(DType dtype) {
     return kPackedRows * dtypeInfo(dtype).blockBytes;  // the same bytes, rearranged
 }
 
-// Block b of group g: scales, then the chunks (packed_rows.h).
+// Block b of a group (rows[j] null for padding): scales, then the chunks (packed_rows.h). Four
+// bytes at a time, since packing runs over the whole model at load.
 void packBlock(DType dtype, const std::byte* const* rows, int64_t b, std::byte* out) {
     const int64_t blockBytes = dtypeInfo(dtype).blockBytes;
+    const int chunks = dtype == DType::Q8_0 ? 8 : 4;
+    // Q8_0's values become unsigned (q + 128); padding is value 0 with scale 0.
+    const uint32_t flip = dtype == DType::Q8_0 ? 0x80808080u : 0u;
     for (int j = 0; j < kPackedRows; ++j) {
         const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * blockBytes;
-        for (int i = 0; i < 2; ++i)
-            out[2 * j + i] = block == nullptr ? std::byte{0} : block[i];
-        for (int k = 0; k < (dtype == DType::Q8_0 ? 8 : 4); ++k)
-            for (int i = 0; i < 4; ++i) {
-                uint8_t byte = 0;
-                if (dtype == DType::Q8_0)
-                    byte = block == nullptr ? 128 : uint8_t(uint8_t(block[2 + 4 * k + i]) ^ 0x80);
-                else if (block != nullptr)  // the file's byte 4k + i holds exactly these
-                    byte = uint8_t(block[2 + 4 * k + i]);
-                out[kScaleBytes + 32 * k + 4 * j + i] = std::byte(byte);
-            }
+        if (block == nullptr)
+            std::memset(out + 2 * j, 0, 2);
+        else
+            std::memcpy(out + 2 * j, block, 2);
+        for (int k = 0; k < chunks; ++k) {
+            uint32_t word = 0;
+            if (block != nullptr)
+                std::memcpy(&word, block + 2 + 4 * k, 4);
+            word ^= flip;
+            std::memcpy(out + kScaleBytes + 32 * k + 4 * j, &word, 4);
+        }
     }
 }
 
@@ -137,20 +145,39 @@ bool packs(DType dtype, CpuKernels kernels) {
     return (dtype == DType::Q8_0 || dtype == DType::Q4_0) && kernels != CpuKernels::Portable;
 }
 
-std::vector<std::byte> packRows(const TensorView& matrix) {
+void PackedBuffer::Free::operator()(std::byte* bytes) const {
+    std::free(bytes);
+}
+
+PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool) {
     const int64_t rows = matrix.rows(), blocks = matrix.columns() / kQuantBlockElements;
     const int64_t groups = (rows + kPackedRows - 1) / kPackedRows;
-    const int64_t groupBytes = blocks * packedBlockBytes(matrix.dtype);
-    std::vector<std::byte> packed(size_t(groups * groupBytes));
-    for (int64_t g = 0; g < groups; ++g) {
-        const std::byte* rowPointers[kPackedRows];
-        for (int j = 0; j < kPackedRows; ++j)
-            rowPointers[j] = g * kPackedRows + j < rows ? matrix.row(g * kPackedRows + j) : nullptr;
-        for (int64_t b = 0; b < blocks; ++b)
-            packBlock(matrix.dtype, rowPointers, b,
-                      packed.data() + g * groupBytes + b * packedBlockBytes(matrix.dtype));
-    }
-    return packed;
+    const int64_t blockBytes = packedBlockBytes(matrix.dtype), groupBytes = blocks * blockBytes;
+    constexpr size_t kHugePage = size_t(2) << 20;
+    PackedBuffer buffer;
+    buffer.size = groups * groupBytes;
+    const size_t allocated = (size_t(buffer.size) + kHugePage - 1) / kHugePage * kHugePage;
+    buffer.bytes.reset(static_cast<std::byte*>(std::aligned_alloc(kHugePage, allocated)));
+    if (buffer.bytes == nullptr)
+        throw Error("out of memory repacking " + matrix.name + " (" +
+                    std::to_string(allocated >> 20) + " MiB)");
+    ::madvise(buffer.bytes.get(), allocated, MADV_HUGEPAGE);
+    const auto packGroups = [&](int64_t first, int64_t last) {
+        for (int64_t g = first; g < last; ++g) {
+            const std::byte* rowPointers[kPackedRows];
+            for (int j = 0; j < kPackedRows; ++j)
+                rowPointers[j] =
+                    g * kPackedRows + j < rows ? matrix.row(g * kPackedRows + j) : nullptr;
+            for (int64_t b = 0; b < blocks; ++b)
+                packBlock(matrix.dtype, rowPointers, b,
+                          buffer.bytes.get() + g * groupBytes + b * blockBytes);
+        }
+    };
+    if (pool != nullptr)
+        pool->parallelFor(groups, packGroups);
+    else
+        packGroups(0, groups);
+    return buffer;
 }
 
 PackedTile packedTile(DType dtype, CpuKernels kernels) {
@@ -166,13 +193,12 @@ PackedTile packedTile(DType dtype, CpuKernels kernels) {
     return nullptr;
 }
 
-void packInto(TensorView& view, PackedStore& store) {
+void packInto(TensorView& view, PackedStore& store, ThreadPool* pool) {
     if (view.shape.size() != 2 || !packs(view.dtype, cpuKernels()) || view.packed != nullptr)
         return;
-    store.buffers.push_back(packRows(view));
-    view.packed = store.buffers.back().data();
-    // The file's copy is read again only for rare things (an embedding row, a converter): let it
-    // go, so that memory holds the weights once.
+    store.buffers.push_back(packRows(view, pool));
+    view.packed = store.buffers.back().bytes.get();
+    // The file's copy is read again only for rare things (an embedding row, a converter).
     releaseMappedPages(view.data, size_t(view.byteCount));
 }
 

@@ -27,6 +27,7 @@
 
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/quantized_activations.h"
+#include "backend/cpu/thread_pool.h"
 #include "core/tensor.h"
 
 namespace inferlens {
@@ -36,8 +37,19 @@ constexpr int kPackedRows = 8;
 // Whether `dtype` matrices are packed when `kernels` run them (Q8_0, Q4_0 with AVX2 or AVX-512).
 bool packs(DType dtype, CpuKernels kernels);
 
-// The packed bytes of a 2-D block-type matrix (see above).
-std::vector<std::byte> packRows(const TensorView& matrix);
+// A packed matrix's memory: 2 MiB-aligned and advised to use huge pages, since a model's worth of
+// 4 KiB page faults would be a good part of the time to open it.
+struct PackedBuffer {
+    struct Free {
+        void operator()(std::byte* bytes) const;
+    };
+    std::unique_ptr<std::byte[], Free> bytes;
+    int64_t size = 0;
+};
+
+// The packed bytes of a 2-D block-type matrix (see above), written by the pool's threads when
+// given one.
+PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool = nullptr);
 
 // Products of one packed group (8 rows) with up to kTileTokens tokens' activations over `blocks`
 // blocks: out[r · tokenCount + t].
@@ -47,10 +59,11 @@ PackedTile packedTile(DType dtype, CpuKernels kernels);
 
 // The packed copies of a model's matrices, shared by the model's copies.
 struct PackedStore {
-    std::vector<std::vector<std::byte>> buffers;
+    std::vector<PackedBuffer> buffers;
 };
 
-// Packs `view` into `store` and points view.packed at it, when packs(view.dtype, cpuKernels()).
-void packInto(TensorView& view, PackedStore& store);
+// Packs `view` into `store` and points view.packed at it, when packs(view.dtype, cpuKernels());
+// then lets the file's pages of it go (io/mapped_file.h), so that memory holds the weights once.
+void packInto(TensorView& view, PackedStore& store, ThreadPool* pool);
 
 }  // namespace inferlens
