@@ -246,18 +246,21 @@ class TestCpuKernels : public QObject {
                 }
     }
 
-    // Q8_0 and Q4_0 matrices repacked 8 rows at a time (packed_rows.h), with a row count that
+    // Q8_0, Q4_0 and Q4_K matrices repacked 8 rows at a time (packed_rows.h), with a row count that
     // leaves a padded group: every product within the activations' rounding of the exact one,
     // a batch equal to its tokens one by one, and the engine's products the same through the
     // packed and the file layout up to f32 rounding, on any number of threads.
     void packedMatricesAgreeWithinTheActivationRounding() {
-        const int64_t rows = 13, blocks = 5, columns = blocks * kQuantBlockElements, tokens = 6;
-        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
+        const int64_t rows = 13, tokens = 6;
+        for (const DType dtype : {DType::Q8_0, DType::Q4_0, DType::Q4_K}) {
             QVERIFY(!packs(dtype, CpuKernels::Portable));
+            const int64_t blocks = dtype == DType::Q4_K ? 2 : 5;
+            const int64_t columns = blocks * dtypeInfo(dtype).blockElements;
             const auto bytes = randomBlocks(dtype, rows * blocks, 5);
             TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
             const auto packed = packRows(weight);
-            QCOMPARE(packed.size, 2 * kPackedRows * blocks * dtypeInfo(dtype).blockBytes);
+            const int64_t groupBytes = packedGroupBytes(weight);
+            QCOMPARE(packed.size, 2 * groupBytes);
             std::vector<float> decoded(size_t(rows * columns));
             decodeRow(dtype, bytes.data(), decoded);
             const auto x = randomValues(tokens * columns, 1.0f, 8);
@@ -267,7 +270,6 @@ class TestCpuKernels : public QObject {
                 quantized[size_t(t)].quantize(x.data() + t * columns, columns);
                 xs.push_back(&quantized[size_t(t)]);
             }
-            const int64_t groupBytes = kPackedRows * blocks * dtypeInfo(dtype).blockBytes;
             for (const CpuKernels kernels : availableKernels()) {
                 if (!packs(dtype, kernels))
                     continue;

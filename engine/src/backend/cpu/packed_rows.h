@@ -51,11 +51,13 @@ struct PackedBuffer {
 // given one.
 PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool = nullptr);
 
-// Products of one packed group (8 rows) with up to kTileTokens tokens' activations over `blocks`
-// blocks: out[r · tokenCount + t].
+// Products of one packed group (8 rows) with any number of tokens' activations over `blocks`
+// blocks of the format: out[r · tokenCount + t].
 using PackedTile = void (*)(const std::byte* group, const QuantizedActivations* const* xs,
                             int tokenCount, int64_t blocks, float* out);
 PackedTile packedTile(DType dtype, CpuKernels kernels);
+// Bytes of one packed group of `matrix` (its blocks per row × the packed block size).
+int64_t packedGroupBytes(const TensorView& matrix);
 
 // The packed copies of a model's matrices, shared by the model's copies.
 struct PackedStore {

@@ -68,18 +68,19 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
 
 // The same for a packed matrix (packed_rows.h): rows [begin, end) start on a group.
 void packedProductRows(const TensorView& weight, PackedTile tile,
-                       const std::vector<const QuantizedActivations*>& xs, int64_t blocks,
-                       std::span<float> y, int64_t begin, int64_t end) {
+                       const std::vector<const QuantizedActivations*>& xs, std::span<float> y,
+                       int64_t begin, int64_t end) {
+    const int64_t formatBlocks = weight.columns() / dtypeInfo(weight.dtype).blockElements;
     constexpr int64_t kTokenBlock = 64;
     const int64_t outputs = weight.rows();
     const auto tokens = int64_t(xs.size());
-    const int64_t groupBytes = blocks * kPackedRows * dtypeInfo(weight.dtype).blockBytes;
+    const int64_t groupBytes = packedGroupBytes(weight);
     for (int64_t first = 0; first < tokens; first += kTokenBlock) {
         const int tokenCount = int(std::min(tokens, first + kTokenBlock) - first);
         std::vector<float> out(size_t(kPackedRows * tokenCount));
         for (int64_t r = begin; r < end; r += kPackedRows) {
             tile(weight.packed + r / kPackedRows * groupBytes, xs.data() + first, tokenCount,
-                 blocks, out.data());
+                 formatBlocks, out.data());
             for (int64_t i = 0; i < std::min<int64_t>(kPackedRows, outputs - r); ++i)
                 for (int k = 0; k < tokenCount; ++k)
                     y[size_t((first + k) * outputs + r + i)] = out[size_t(i * tokenCount + k)];
@@ -109,7 +110,7 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         if (weight.packed != nullptr) {
             const PackedTile tile = packedTile(weight.dtype, kernels);
             forRows(weight.rows(), kPackedRows, work, pool, [&](int64_t begin, int64_t end) {
-                packedProductRows(weight, tile, xs, blocks, y, begin, end);
+                packedProductRows(weight, tile, xs, y, begin, end);
             });
             return;
         }

@@ -1,0 +1,74 @@
+#pragma once
+// What the packed kernel families (packed_legacy_quants.cpp, packed_k_quants.cpp) give the
+// packing driver (packed_rows.cpp), and the SIMD helpers they share.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "backend/cpu/packed_rows.h"
+#include "backend/cpu/simd_x86.h"
+
+namespace inferlens {
+
+// One packed format: a group's block b (kPackedRows rows' block b, rows[j] null for padding rows)
+// written as `blockBytes` bytes, and its tile for a kernel set.
+struct PackedFormat {
+    int64_t blockBytes;
+    void (*packBlock)(const std::byte* const* rows, int64_t b, std::byte* out);
+    PackedTile (*tile)(CpuKernels kernels);
+};
+
+// nullptr for types the family does not pack.
+const PackedFormat* packedLegacyFormat(DType dtype);  // Q8_0, Q4_0
+const PackedFormat* packedKFormat(DType dtype);       // Q4_K
+
+// Copies 4 bytes (a chunk's lane) from `from` (or zeros when null) to `to`, XOR `flip`.
+inline void copyLane(const std::byte* from, std::byte* to, uint32_t flip = 0) {
+    uint32_t word = 0;
+    if (from != nullptr)
+        std::memcpy(&word, from, 4);
+    word ^= flip;
+    std::memcpy(to, &word, 4);
+}
+
+#if defined(__x86_64__)
+
+// The token's 4 activation bytes from `a`, in every lane.
+INFERLENS_AVX2 inline __m256i broadcast4(const int8_t* a) {
+    int32_t word;
+    std::memcpy(&word, a, 4);
+    return _mm256_set1_epi32(word);
+}
+
+// Nibbles (≤ 15) times activation bytes, added to int32 lanes: no saturation either way.
+INFERLENS_AVX512 inline __m256i nibbleProductsVnni(__m256i acc, __m256i n, __m256i a) {
+    return _mm256_dpbusd_epi32(acc, n, a);
+}
+INFERLENS_AVX2 inline __m256i nibbleProducts(__m256i acc, __m256i n, __m256i a) {
+    return _mm256_add_epi32(acc, simd::multiplyBytes(n, a));
+}
+
+// A tile over any number of tokens from a tile of 4 and one of 1: four at a time, then one by one.
+template <void (*many)(const std::byte*, const QuantizedActivations* const*, int64_t, float*, int),
+          void (*one)(const std::byte*, const QuantizedActivations* const*, int64_t, float*, int)>
+void anyTokens(const std::byte* group, const QuantizedActivations* const* xs, int tokenCount,
+               int64_t blocks, float* out) {
+    for (int t = 0; t < tokenCount;) {
+        const bool full = t + 4 <= tokenCount;
+        (full ? many : one)(group, xs + t, blocks, out + t, tokenCount);
+        t += full ? 4 : 1;
+    }
+}
+
+// The 8 lanes of each token's accumulator into out[r · stride + t].
+INFERLENS_AVX2 inline void storeRows(__m256 acc, float* out, int stride) {
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, acc);
+    for (int r = 0; r < kPackedRows; ++r)
+        out[r * stride] = lanes[r];
+}
+
+#endif
+
+}  // namespace inferlens

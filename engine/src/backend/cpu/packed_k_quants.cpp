@@ -1,0 +1,131 @@
+// Q4_K packed 8 rows at a time (packed_rows.h), the bulk of Q4_K_M files. A packed super-block
+// (1,184 bytes for 8 rows' 1,152) holds
+//   bytes 0…15      the 8 rows' fp16 d;          16…31   their fp16 dmin
+//   bytes 32…95     the 6-bit sub-block scales, unpacked to bytes: 8s + j is sub-block s of row j
+//   bytes 96…159    the 6-bit mins, likewise
+//   bytes 160…      the nibbles: for each pair p of sub-blocks (2p in the low halves, 2p + 1 in
+//                   the high halves, as in the file), 8 chunks k of 32 bytes whose lane j is row
+//                   j's bytes 32p + 4k … + 3.
+// Per (row, token) and sub-block, in order: acc ← fma(d · sc · xScale, float(Σ n a), acc), then
+// acc ← fma(−dmin · m, xSum, acc).
+
+#include "backend/cpu/packed_formats.h"
+#include "core/k_quant_blocks.h"
+
+namespace inferlens {
+namespace {
+
+constexpr int64_t kPackedQ4_KBytes = 160 + 8 * 128;
+
+void packQ4_K(const std::byte* const* rows, int64_t b, std::byte* out) {
+    for (int j = 0; j < kPackedRows; ++j) {
+        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * kQ4_KBlockBytes;
+        for (int i = 0; i < 2; ++i) {
+            out[2 * j + i] = block == nullptr ? std::byte{0} : block[i];
+            out[16 + 2 * j + i] = block == nullptr ? std::byte{0} : block[2 + i];
+        }
+        for (int s = 0; s < 8; ++s) {
+            int scale = 0, min = 0;
+            if (block != nullptr)
+                kScaleAndMin(block + 4, s, scale, min);
+            out[32 + 8 * s + j] = std::byte(uint8_t(scale));
+            out[96 + 8 * s + j] = std::byte(uint8_t(min));
+        }
+        for (int p = 0; p < 4; ++p)
+            for (int k = 0; k < 8; ++k)
+                copyLane(block == nullptr ? nullptr : block + 16 + 32 * p + 4 * k,
+                         out + 160 + 256 * p + 32 * k + 4 * j);
+    }
+}
+
+#if defined(__x86_64__)
+
+// 8 bytes as 8 floats.
+INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
+    return _mm256_cvtepi32_ps(
+        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes))));
+}
+
+// Each pair's integer dots are built in two accumulators per sub-block and token (exact, so in
+// any order), so that one decode step is not bound by the latency of a single chain.
+#define INFERLENS_PACKED_Q4_K_TILE(name, target, products)                                        \
+    template <int T>                                                                              \
+    target void name(const std::byte* group, const QuantizedActivations* const* xs,               \
+                     int64_t blocks, float* out, int stride) {                                    \
+        __m256 acc[T];                                                                            \
+        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();         \
+        for (int64_t b = 0; b < blocks; ++b) {                                                    \
+            const std::byte* block = group + b * kPackedQ4_KBytes;                                \
+            const __m256 d =                                                                      \
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)));        \
+            const __m256 negativeDmin = _mm256_sub_ps(                                            \
+                _mm256_setzero_ps(),                                                              \
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16))));  \
+            alignas(32) float scale[8][8], offset[8][8];                                          \
+            _Pragma("GCC unroll 8") for (int s = 0; s < 8; ++s) {                                 \
+                _mm256_store_ps(scale[s], _mm256_mul_ps(d, byteFloats(block + 32 + 8 * s)));      \
+                _mm256_store_ps(offset[s],                                                        \
+                                _mm256_mul_ps(negativeDmin, byteFloats(block + 96 + 8 * s)));     \
+            }                                                                                     \
+            _Pragma("GCC unroll 4") for (int p = 0; p < 4; ++p) {                                 \
+                __m256i low[T][2], high[T][2];                                                    \
+                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) for (int i = 0; i < 2; ++i) { \
+                    low[t][i] = _mm256_setzero_si256();                                           \
+                    high[t][i] = _mm256_setzero_si256();                                          \
+                }                                                                                 \
+                _Pragma("GCC unroll 8") for (int k = 0; k < 8; ++k) {                             \
+                    const __m256i chunk = _mm256_loadu_si256(                                     \
+                        reinterpret_cast<const __m256i*>(block + 160 + 256 * p + 32 * k));        \
+                    const __m256i lo = _mm256_and_si256(chunk, _mm256_set1_epi8(0x0f));           \
+                    const __m256i hi =                                                            \
+                        _mm256_and_si256(_mm256_srli_epi16(chunk, 4), _mm256_set1_epi8(0x0f));    \
+                    _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                         \
+                        const int8_t* a = xs[t]->values.data() + (8 * b + 2 * p) * 32 + 4 * k;    \
+                        low[t][k % 2] = products(low[t][k % 2], lo, broadcast4(a));               \
+                        high[t][k % 2] = products(high[t][k % 2], hi, broadcast4(a + 32));        \
+                    }                                                                             \
+                }                                                                                 \
+                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                             \
+                    const __m256i dots[2] = {_mm256_add_epi32(low[t][0], low[t][1]),              \
+                                             _mm256_add_epi32(high[t][0], high[t][1])};           \
+                    _Pragma("GCC unroll 2") for (int i = 0; i < 2; ++i) {                         \
+                        const int s = 2 * p + i;                                                  \
+                        const size_t sub = size_t(8 * b + s);                                     \
+                        acc[t] =                                                                  \
+                            _mm256_fmadd_ps(_mm256_mul_ps(_mm256_load_ps(scale[s]),               \
+                                                          _mm256_set1_ps(xs[t]->scales[sub])),    \
+                                            _mm256_cvtepi32_ps(dots[i]), acc[t]);                 \
+                        acc[t] = _mm256_fmadd_ps(_mm256_load_ps(offset[s]),                       \
+                                                 _mm256_set1_ps(xs[t]->scaledSums[sub]), acc[t]); \
+                    }                                                                             \
+                }                                                                                 \
+            }                                                                                     \
+        }                                                                                         \
+        for (int t = 0; t < T; ++t)                                                               \
+            storeRows(acc[t], out + t, stride);                                                   \
+    }
+
+INFERLENS_PACKED_Q4_K_TILE(q4kAvx2, INFERLENS_AVX2, nibbleProducts)
+INFERLENS_PACKED_Q4_K_TILE(q4kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
+
+PackedTile q4kTile(CpuKernels kernels) {
+    if (kernels == CpuKernels::Avx512)
+        return anyTokens<q4kAvx512<4>, q4kAvx512<1>>;
+    if (kernels == CpuKernels::Avx2)
+        return anyTokens<q4kAvx2<4>, q4kAvx2<1>>;
+    return nullptr;
+}
+#else
+PackedTile q4kTile(CpuKernels) {
+    return nullptr;
+}
+#endif
+
+}  // namespace
+
+const PackedFormat* packedKFormat(DType dtype) {
+    static const PackedFormat q4_k{kPackedQ4_KBytes, packQ4_K, q4kTile};
+    return dtype == DType::Q4_K ? &q4_k : nullptr;
+}
+
+}  // namespace inferlens
