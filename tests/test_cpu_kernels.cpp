@@ -328,6 +328,34 @@ class TestCpuKernels : public QObject {
         }
     }
 
+    // Attention's weighted sums of value rows (strided, as in the KV cache) against double
+    // precision, for head sizes that leave every tail after the vector passes.
+    void weightedSumsAgreeWithDoublePrecision() {
+        for (const CpuKernels kernels : availableKernels())
+            for (const int64_t n : {1, 7, 16, 33, 64, 100, 128}) {
+                const int64_t rows = 37, stride = n + 5;
+                const auto values = randomValues(rows * stride, 1.0f, uint32_t(n));
+                const auto weights = randomValues(rows, 0.3f, uint32_t(n) + 1);
+                std::vector<float> out(static_cast<size_t>(n), NAN);
+                weightedSum(kernels)(weights.data(), rows, values.data(), stride, n, out.data());
+                for (int64_t d = 0; d < n; ++d) {
+                    double exact = 0, magnitude = 0;
+                    for (int64_t r = 0; r < rows; ++r) {
+                        exact += double(weights[size_t(r)]) * values[size_t(r * stride + d)];
+                        magnitude +=
+                            std::fabs(double(weights[size_t(r)]) * values[size_t(r * stride + d)]);
+                    }
+                    QVERIFY2(std::fabs(out[size_t(d)] - exact) <= 1e-6 * magnitude + 1e-30,
+                             qPrintable(QString("%1 n=%2 d=%3: %4 vs %5")
+                                            .arg(cpuKernelsName(kernels))
+                                            .arg(n)
+                                            .arg(d)
+                                            .arg(out[size_t(d)])
+                                            .arg(exact)));
+                }
+            }
+    }
+
     void productsAreTheSameOnAnyNumberOfThreads() {
         // The products split their rows across a pool: every thread must read the activations
         // (and their 8-bit form) that the calling thread prepared.

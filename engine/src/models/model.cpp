@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "backend/cpu/kernels.h"
 #include "backend/cpu/reference_ops.h"
+#include "backend/cpu/thread_pool.h"
 #include "core/dtype_codec.h"
 #include "core/error.h"
 #include "kv_cache.h"
@@ -168,34 +170,74 @@ void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, Forward
     const ModelConfig& c = config();
     const int64_t headDim = c.headDim;
 
-    // Causal attention of each query head over positions 0..position of its KV group.
-    const std::span<const float> keys = cache.keys(layerIndex, position + 1);
-    const std::span<const float> values = cache.values(layerIndex, position + 1);
+    // Causal attention of each query head over positions 0..position of its KV group. The scores
+    // of a group's heads against its keys are a small matrix product — keys as rows, the heads'
+    // queries as tokens — and go through the same SIMD tiles as the weights (the tiles sum a pair
+    // the same way whatever their shape, so the scores do not depend on how many heads share a
+    // group). Groups are independent and split across the pool when the work is large enough.
+    const int64_t keyCount = position + 1;
+    const std::span<const float> keys = cache.keys(layerIndex, keyCount);
+    const std::span<const float> values = cache.values(layerIndex, keyCount);
     const int64_t width = cache.rowWidth();
     const int64_t headsPerGroup = c.headCount / c.kvHeadCount;
     const float scale = float(1.0 / std::sqrt(double(headDim)));
-    s.scores.resize(position + 1);
-    for (int64_t h = 0; h < c.headCount; ++h) {
-        const int64_t group = h / headsPerGroup;
-        const float* q = s.query.data() + h * headDim;
-        for (int64_t t = 0; t <= position; ++t) {
-            const float* k = keys.data() + t * width + group * headDim;
-            float dot = 0.0f;
-            for (int64_t d = 0; d < headDim; ++d)
-                dot += q[d] * k[d];
-            s.scores[t] = dot * scale;
+    s.scores.resize(size_t(c.headCount * keyCount));
+    const FloatTile tile = floatTile(DType::F32, cpuKernels());
+    const auto headScores = [&](int64_t h) {
+        return std::span(s.scores).subspan(size_t(h * keyCount), size_t(keyCount));
+    };
+    const auto scoreGroups = [&](int64_t firstGroup, int64_t lastGroup) {
+        for (int64_t g = firstGroup; g < lastGroup; ++g) {
+            for (int64_t h0 = 0; h0 < headsPerGroup; h0 += kTileTokens) {
+                const int heads = int(std::min<int64_t>(kTileTokens, headsPerGroup - h0));
+                const float* queries[kTileTokens];
+                for (int i = 0; i < heads; ++i)
+                    queries[i] = s.query.data() + (g * headsPerGroup + h0 + i) * headDim;
+                for (int64_t t0 = 0; t0 < keyCount; t0 += kTileRows) {
+                    const int rows = int(std::min<int64_t>(kTileRows, keyCount - t0));
+                    const std::byte* keyRows[kTileRows];
+                    for (int r = 0; r < rows; ++r)
+                        keyRows[r] = reinterpret_cast<const std::byte*>(
+                            keys.data() + (t0 + r) * width + g * headDim);
+                    float out[kTileRows * kTileTokens];
+                    tile(keyRows, rows, queries, heads, headDim, out);
+                    for (int r = 0; r < rows; ++r)
+                        for (int i = 0; i < heads; ++i)
+                            headScores(g * headsPerGroup + h0 + i)[size_t(t0 + r)] =
+                                out[r * heads + i] * scale;
+                }
+            }
+            for (int64_t i = 0; i < headsPerGroup; ++i)
+                softmaxInPlace(headScores(g * headsPerGroup + i));
         }
-        softmaxInPlace(s.scores);
-        if (recorder != nullptr && recorder->wantsHead(layerIndex, h))
-            recorder->record(layerIndex, h, position, s.scores);
-        float* out = s.attended.data() + h * headDim;
-        std::fill(out, out + headDim, 0.0f);
-        for (int64_t t = 0; t <= position; ++t) {
-            const float* v = values.data() + t * width + group * headDim;
-            for (int64_t d = 0; d < headDim; ++d)
-                out[d] += s.scores[t] * v[d];
-        }
-    }
+    };
+    const WeightedSum sumValues = weightedSum(cpuKernels());
+    const auto valueGroups = [&](int64_t firstGroup, int64_t lastGroup) {
+        for (int64_t g = firstGroup; g < lastGroup; ++g)
+            for (int64_t i = 0; i < headsPerGroup; ++i) {
+                const int64_t h = g * headsPerGroup + i;
+                sumValues(headScores(h).data(), keyCount, values.data() + g * headDim, width,
+                          headDim, s.attended.data() + h * headDim);
+            }
+    };
+    // Below this many multiply-adds per phase the hand-off to other threads costs more than it
+    // saves.
+    constexpr int64_t kParallelWork = int64_t(1) << 16;
+    const bool parallel = s.pool != nullptr && s.pool->size() > 1 &&
+                          c.headCount * keyCount * headDim >= kParallelWork;
+    if (parallel)
+        s.pool->parallelFor(c.kvHeadCount, scoreGroups);
+    else
+        scoreGroups(0, c.kvHeadCount);
+    // Recorders are called from this thread only.
+    if (recorder != nullptr)
+        for (int64_t h = 0; h < c.headCount; ++h)
+            if (recorder->wantsHead(layerIndex, h))
+                recorder->record(layerIndex, h, position, headScores(h));
+    if (parallel)
+        s.pool->parallelFor(c.kvHeadCount, valueGroups);
+    else
+        valueGroups(0, c.kvHeadCount);
 }
 
 void Model::computeLogits(std::span<const float> x, std::span<float> logits,

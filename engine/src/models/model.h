@@ -35,7 +35,7 @@ struct ForwardScratch {
     std::vector<float> normed;     // [H]
     std::vector<float> query;      // [heads × head_dim]
     std::vector<float> attended;   // [heads × head_dim]: attention output before the projection
-    std::vector<float> scores;     // [positions]: one head's attention weights
+    std::vector<float> scores;     // [heads × positions]: attention weights
     std::vector<float> projected;  // [H]
     std::vector<float> gate;       // [F]
     std::vector<float> up;         // [F]

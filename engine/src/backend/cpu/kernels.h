@@ -35,6 +35,12 @@ FloatTile floatTile(DType dtype, CpuKernels kernels);        // F32, F16 or BF16
 BlockTile legacyQuantTile(DType dtype, CpuKernels kernels);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
 BlockTile kQuantTile(DType dtype, CpuKernels kernels);       // Q4_K, Q5_K, Q6_K
 
+// out[d] = Σ_r weights[r] · row_r[d] for d < n, rows `stride` floats apart from `first`
+// (attention's weighted sum of the cached values; kernels_weighted_sum.cpp).
+using WeightedSum = void (*)(const float* weights, int64_t rowCount, const float* first,
+                             int64_t stride, int64_t n, float* out);
+WeightedSum weightedSum(CpuKernels kernels);
+
 // Any block type's tile.
 inline BlockTile blockTile(DType dtype, CpuKernels kernels) {
     const BlockTile legacy = legacyQuantTile(dtype, kernels);
