@@ -397,6 +397,8 @@ class TestCpuKernels : public QObject {
                 const float step = quantized.scales[size_t(b)];
                 QVERIFY(std::abs(quantized.values[i]) <= 127);
                 QVERIFY(std::fabs(quantized.values[i] * step - x[i]) <= step / 2 * 1.0001f);
+                // Exactly the scalar rounding (ties to even), whichever kernel set quantized.
+                QCOMPARE(quantized.values[i], int8_t(std::lrintf(x[i] * (1.0f / step))));
                 sum += quantized.values[i];
             }
             QCOMPARE(quantized.scaledSums[size_t(b)], quantized.scales[size_t(b)] * float(sum));

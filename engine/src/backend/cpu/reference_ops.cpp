@@ -102,10 +102,13 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         std::vector<QuantizedActivations>& quantized = perThread;
         quantized.resize(size_t(tokens));
         std::vector<const QuantizedActivations*> xs(static_cast<size_t>(tokens));
-        for (int64_t t = 0; t < tokens; ++t) {
-            quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+        // A prefill's tokens are quantized by the pool's threads too (one token's is too small).
+        forRows(tokens, 1, tokens > 1 ? work : 0, pool, [&](int64_t begin, int64_t end) {
+            for (int64_t t = begin; t < end; ++t)
+                quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+        });
+        for (int64_t t = 0; t < tokens; ++t)
             xs[size_t(t)] = &quantized[size_t(t)];
-        }
         const int64_t blocks = columns / kQuantBlockElements;
         if (weight.packed != nullptr) {
             const PackedTile tile = packedTile(weight.dtype, kernels);
