@@ -246,15 +246,15 @@ class TestCpuKernels : public QObject {
                 }
     }
 
-    // Q8_0, Q4_0 and Q4_K matrices repacked 8 rows at a time (packed_rows.h), with a row count that
-    // leaves a padded group: every product within the activations' rounding of the exact one,
-    // a batch equal to its tokens one by one, and the engine's products the same through the
+    // Q8_0, Q4_0, Q4_K and Q6_K matrices repacked 8 rows at a time (packed_rows.h), with a row
+    // count that leaves a padded group: every product within the activations' rounding of the exact
+    // one, a batch equal to its tokens one by one, and the engine's products the same through the
     // packed and the file layout up to f32 rounding, on any number of threads.
     void packedMatricesAgreeWithinTheActivationRounding() {
         const int64_t rows = 13, tokens = 6;
-        for (const DType dtype : {DType::Q8_0, DType::Q4_0, DType::Q4_K}) {
+        for (const DType dtype : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
             QVERIFY(!packs(dtype, CpuKernels::Portable));
-            const int64_t blocks = dtype == DType::Q4_K ? 2 : 5;
+            const int64_t blocks = dtypeInfo(dtype).blockElements == 256 ? 2 : 5;
             const int64_t columns = blocks * dtypeInfo(dtype).blockElements;
             const auto bytes = randomBlocks(dtype, rows * blocks, 5);
             TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};

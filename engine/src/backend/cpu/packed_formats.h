@@ -21,7 +21,7 @@ struct PackedFormat {
 
 // nullptr for types the family does not pack.
 const PackedFormat* packedLegacyFormat(DType dtype);  // Q8_0, Q4_0
-const PackedFormat* packedKFormat(DType dtype);       // Q4_K
+const PackedFormat* packedKFormat(DType dtype);       // Q4_K, Q6_K
 
 // Copies 4 bytes (a chunk's lane) from `from` (or zeros when null) to `to`, XOR `flip`.
 inline void copyLane(const std::byte* from, std::byte* to, uint32_t flip = 0) {

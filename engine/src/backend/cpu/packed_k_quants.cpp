@@ -1,4 +1,6 @@
-// Q4_K packed 8 rows at a time (packed_rows.h), the bulk of Q4_K_M files. A packed super-block
+// Q4_K and Q6_K packed 8 rows at a time (packed_rows.h): the two types of Q4_K_M files.
+//
+// Q4_K: a packed super-block
 // (1,184 bytes for 8 rows' 1,152) holds
 //   bytes 0…15      the 8 rows' fp16 d;          16…31   their fp16 dmin
 //   bytes 32…95     the 6-bit sub-block scales, unpacked to bytes: 8s + j is sub-block s of row j
@@ -8,6 +10,15 @@
 //                   j's bytes 32p + 4k … + 3.
 // Per (row, token) and sub-block, in order: acc ← fma(d · sc · xScale, float(Σ n a), acc), then
 // acc ← fma(−dmin · m, xSum, acc).
+//
+// Q6_K: a packed super-block (1,680 bytes, as 8 rows' 210) holds
+//   bytes 0…15      the 8 rows' fp16 d
+//   bytes 16…143    the int8 scales, one per 16 values: 8g + j is group g of row j
+//   bytes 144…      for each half h of the super-block: 16 chunks of the low nibbles (lane j: row
+//                   j's bytes 64h + 4c … + 3), then 8 chunks of the 2-bit high parts (lane j: row
+//                   j's bytes 128 + 32h + 4c … + 3), in the file's arrangement (decodeQ6_K)
+// Per (row, token), 16-value group and in a fixed order: acc ← fma(d · sc · xScale,
+// float(Σ q a − 32 · Σ a), acc), with q the unsigned 6-bit value (the file's value is q − 32).
 
 #include "backend/cpu/packed_formats.h"
 #include "core/k_quant_blocks.h"
@@ -35,6 +46,27 @@ void packQ4_K(const std::byte* const* rows, int64_t b, std::byte* out) {
             for (int k = 0; k < 8; ++k)
                 copyLane(block == nullptr ? nullptr : block + 16 + 32 * p + 4 * k,
                          out + 160 + 256 * p + 32 * k + 4 * j);
+    }
+}
+
+constexpr int64_t kPackedQ6_KBytes = 144 + 2 * (16 + 8) * 32;
+
+void packQ6_K(const std::byte* const* rows, int64_t b, std::byte* out) {
+    for (int j = 0; j < kPackedRows; ++j) {
+        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * kQ6_KBlockBytes;
+        for (int i = 0; i < 2; ++i)
+            out[2 * j + i] = block == nullptr ? std::byte{0} : block[208 + i];
+        for (int g = 0; g < 16; ++g)
+            out[16 + 8 * g + j] = block == nullptr ? std::byte{0} : block[192 + g];
+        for (int h = 0; h < 2; ++h) {
+            std::byte* half = out + 144 + h * (16 + 8) * 32;
+            for (int c = 0; c < 16; ++c)
+                copyLane(block == nullptr ? nullptr : block + 64 * h + 4 * c,
+                         half + 32 * c + 4 * j);
+            for (int c = 0; c < 8; ++c)
+                copyLane(block == nullptr ? nullptr : block + 128 + 32 * h + 4 * c,
+                         half + 16 * 32 + 32 * c + 4 * j);
+        }
     }
 }
 
@@ -105,8 +137,86 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
             storeRows(acc[t], out + t, stride);                                                   \
     }
 
+// 8 signed bytes as 8 floats.
+INFERLENS_AVX2 inline __m256 signedByteFloats(const std::byte* bytes) {
+    return _mm256_cvtepi32_ps(
+        _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes))));
+}
+
+// A half's sub-blocks 4h + k, k = 0…3, group g (elements 16g … 16g + 15): chunks c = 4g … 4g + 3
+// hold 4 elements each of all four sub-blocks.
+#define INFERLENS_PACKED_Q6_K_TILE(name, target, products)                                         \
+    template <int T>                                                                               \
+    target void name(const std::byte* group, const QuantizedActivations* const* xs,                \
+                     int64_t blocks, float* out, int stride) {                                     \
+        __m256 acc[T];                                                                             \
+        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();          \
+        for (int64_t b = 0; b < blocks; ++b) {                                                     \
+            const std::byte* block = group + b * kPackedQ6_KBytes;                                 \
+            const __m256 d =                                                                       \
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)));         \
+            alignas(32) float scale[16][8];                                                        \
+            _Pragma("GCC unroll 16") for (int g = 0; g < 16; ++g)                                  \
+                _mm256_store_ps(scale[g], _mm256_mul_ps(d, signedByteFloats(block + 16 + 8 * g))); \
+            _Pragma("GCC unroll 2") for (int h = 0; h < 2; ++h) {                                  \
+                const std::byte* half = block + 144 + h * (16 + 8) * 32;                           \
+                _Pragma("GCC unroll 2") for (int g = 0; g < 2; ++g) {                              \
+                    __m256i dot[T][4];                                                             \
+                    _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) for (int k = 0; k < 4;     \
+                                                                             ++k) dot[t][k] =      \
+                        _mm256_setzero_si256();                                                    \
+                    _Pragma("GCC unroll 4") for (int c = 4 * g; c < 4 * g + 4; ++c) {              \
+                        const auto chunk = [half](int index) {                                     \
+                            return reinterpret_cast<const __m256i*>(half + 32 * index);            \
+                        };                                                                         \
+                        const __m256i low0 = _mm256_loadu_si256(chunk(c));                         \
+                        const __m256i low1 = _mm256_loadu_si256(chunk(c + 8));                     \
+                        const __m256i high = _mm256_loadu_si256(chunk(16 + c));                    \
+                        const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(3); \
+                        __m256i q[4];                                                              \
+                        q[0] =                                                                     \
+                            _mm256_or_si256(_mm256_and_si256(low0, mask4),                         \
+                                            _mm256_slli_epi16(_mm256_and_si256(high, mask2), 4));  \
+                        q[1] = _mm256_or_si256(                                                    \
+                            _mm256_and_si256(low1, mask4),                                         \
+                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2), mask2), \
+                                              4));                                                 \
+                        q[2] = _mm256_or_si256(                                                    \
+                            _mm256_and_si256(_mm256_srli_epi16(low0, 4), mask4),                   \
+                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 4), mask2), \
+                                              4));                                                 \
+                        q[3] = _mm256_or_si256(                                                    \
+                            _mm256_and_si256(_mm256_srli_epi16(low1, 4), mask4),                   \
+                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 6), mask2), \
+                                              4));                                                 \
+                        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t)                        \
+                            _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) dot[t][k] =        \
+                                products(dot[t][k], q[k],                                          \
+                                         broadcast4(xs[t]->values.data() +                         \
+                                                    (8 * b + 4 * h + k) * 32 + 4 * c));            \
+                    }                                                                              \
+                    _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t)                            \
+                        _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) {                      \
+                        const size_t sub = size_t(8 * b + 4 * h + k);                              \
+                        const __m256i biased = _mm256_sub_epi32(                                   \
+                            dot[t][k], _mm256_set1_epi32(32 * xs[t]->halfSums[2 * sub + g]));      \
+                        acc[t] = _mm256_fmadd_ps(                                                  \
+                            _mm256_mul_ps(_mm256_load_ps(scale[2 * (4 * h + k) + g]),              \
+                                          _mm256_set1_ps(xs[t]->scales[sub])),                     \
+                            _mm256_cvtepi32_ps(biased), acc[t]);                                   \
+                    }                                                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        for (int t = 0; t < T; ++t)                                                                \
+            storeRows(acc[t], out + t, stride);                                                    \
+    }
+
 INFERLENS_PACKED_Q4_K_TILE(q4kAvx2, INFERLENS_AVX2, nibbleProducts)
 INFERLENS_PACKED_Q4_K_TILE(q4kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
+
+INFERLENS_PACKED_Q6_K_TILE(q6kAvx2, INFERLENS_AVX2, nibbleProducts)
+INFERLENS_PACKED_Q6_K_TILE(q6kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
 
 PackedTile q4kTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
@@ -115,8 +225,18 @@ PackedTile q4kTile(CpuKernels kernels) {
         return anyTokens<q4kAvx2<4>, q4kAvx2<1>>;
     return nullptr;
 }
+PackedTile q6kTile(CpuKernels kernels) {
+    if (kernels == CpuKernels::Avx512)
+        return anyTokens<q6kAvx512<4>, q6kAvx512<1>>;
+    if (kernels == CpuKernels::Avx2)
+        return anyTokens<q6kAvx2<4>, q6kAvx2<1>>;
+    return nullptr;
+}
 #else
 PackedTile q4kTile(CpuKernels) {
+    return nullptr;
+}
+PackedTile q6kTile(CpuKernels) {
     return nullptr;
 }
 #endif
@@ -125,7 +245,8 @@ PackedTile q4kTile(CpuKernels) {
 
 const PackedFormat* packedKFormat(DType dtype) {
     static const PackedFormat q4_k{kPackedQ4_KBytes, packQ4_K, q4kTile};
-    return dtype == DType::Q4_K ? &q4_k : nullptr;
+    static const PackedFormat q6_k{kPackedQ6_KBytes, packQ6_K, q6kTile};
+    return dtype == DType::Q4_K ? &q4_k : dtype == DType::Q6_K ? &q6_k : nullptr;
 }
 
 }  // namespace inferlens
