@@ -29,19 +29,6 @@ void storeHalf(float value, std::byte* at) {
 
 namespace {
 
-// Calls quantizeBlock(x, block) for every 32 values, after checking them.
-template <typename QuantizeBlock>
-void forEachBlock(std::span<const float> values, std::byte* blocks, int64_t blockBytes,
-                  const char* type, QuantizeBlock quantizeBlock) {
-    checkWholeBlocks(values.size(), kQuantBlockElements, type);
-    for (size_t first = 0; first < values.size(); first += kQuantBlockElements) {
-        const auto x = values.subspan(first, kQuantBlockElements);
-        for (float v : x)
-            checkFinite(v, type);
-        quantizeBlock(x, blocks + first / kQuantBlockElements * blockBytes);
-    }
-}
-
 // The signed value of largest magnitude (the first one on ties), which the symmetric formats map
 // to their lowest level: that level has no positive twin, so using it gains one level.
 float signedLargest(std::span<const float> x) {
@@ -78,19 +65,20 @@ void packLevels(const uint8_t* levels, std::byte* nibbles, std::byte* qh) {
 }  // namespace
 
 void quantizeQ8_0(std::span<const float> values, std::byte* blocks) {
-    forEachBlock(values, blocks, kQ8_0BlockBytes, "q8_0", [](auto x, std::byte* block) {
-        float amax = 0.0f;
-        for (float v : x)
-            amax = std::max(amax, std::fabs(v));
-        // As in llama.cpp, the integers come from the f32 scale, not from its fp16 rounding: that
-        // makes the bytes identical, at the price of up to 127 · |d − fp16(d)| more error than d/2
-        // on the largest values.
-        const float d = amax / 127.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeHalf(d, block);
-        for (int64_t j = 0; j < kQuantBlockElements; ++j)
-            block[2 + j] = std::byte(uint8_t(int8_t(std::round(x[j] * id))));
-    });
+    forEachBlock(values, blocks, kQuantBlockElements, kQ8_0BlockBytes, "q8_0",
+                 [](auto x, std::byte* block) {
+                     float amax = 0.0f;
+                     for (float v : x)
+                         amax = std::max(amax, std::fabs(v));
+                     // As in llama.cpp, the integers come from the f32 scale, not from its fp16
+                     // rounding: that makes the bytes identical, at the price of up to 127 · |d −
+                     // fp16(d)| more error than d/2 on the largest values.
+                     const float d = amax / 127.0f;
+                     const float id = d != 0.0f ? 1.0f / d : 0.0f;
+                     storeHalf(d, block);
+                     for (int64_t j = 0; j < kQuantBlockElements; ++j)
+                         block[2 + j] = std::byte(uint8_t(int8_t(std::round(x[j] * id))));
+                 });
 }
 
 // In the 4- and 5-bit quantizers, x·id + 0.5 (or + 8.5, + 16.5) is non-negative and truncation
@@ -98,66 +86,65 @@ void quantizeQ8_0(std::span<const float> values, std::byte* blocks) {
 // an expression (clang's default) do not fuse them into one FMA, which rounds once instead of
 // twice.
 
+namespace {
+
+// Q4_0 and Q5_0: the largest magnitude becomes level 0, i.e. −bias steps (bias 8 or 16, the level
+// that has no positive twin); the other sign then reaches at most bias − 1 steps, with +bias
+// clamped (an error of one step d). Nibbles at `nibbles`, fifth bits (Q5_0) at `qh`.
+void quantizeSymmetric(std::span<const float> values, std::byte* blocks, int64_t blockBytes,
+                       const char* type, int bias, int64_t nibbles, int64_t qh) {
+    forEachBlock(
+        values, blocks, kQuantBlockElements, blockBytes, type, [=](auto x, std::byte* block) {
+            const float d = signedLargest(x) / float(-bias);
+            const float id = d != 0.0f ? 1.0f / d : 0.0f;
+            storeHalf(d, block);
+            uint8_t levels[kQuantBlockElements];
+            for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+                const float scaled = x[j] * id;
+                levels[j] =
+                    uint8_t(std::min(2 * bias - 1, int(int8_t(scaled + (float(bias) + 0.5f)))));
+            }
+            packLevels(levels, block + nibbles, qh < 0 ? nullptr : block + qh);
+        });
+}
+
+// Q4_1 and Q5_1: levels 0…top over the block's [min, max], d and min in the header; Q5_1, as in
+// llama.cpp, without a clamp (its levels reach at most 31.5 before truncation).
+void quantizeWithMinimum(std::span<const float> values, std::byte* blocks, int64_t blockBytes,
+                         const char* type, int top, int64_t nibbles, int64_t qh) {
+    forEachBlock(values, blocks, kQuantBlockElements, blockBytes, type,
+                 [=](auto x, std::byte* block) {
+                     const auto [min, max] = range(x);
+                     const float d = (max - min) / float(top);
+                     const float id = d != 0.0f ? 1.0f / d : 0.0f;
+                     storeHalf(d, block);
+                     storeHalf(min, block + 2);
+                     uint8_t levels[kQuantBlockElements];
+                     for (int64_t j = 0; j < kQuantBlockElements; ++j) {
+                         const float scaled = (x[j] - min) * id;
+                         levels[j] = top == 15 ? uint8_t(std::min(15, int(int8_t(scaled + 0.5f))))
+                                               : uint8_t(scaled + 0.5f);
+                     }
+                     packLevels(levels, block + nibbles, qh < 0 ? nullptr : block + qh);
+                 });
+}
+
+}  // namespace
+
 void quantizeQ4_0(std::span<const float> values, std::byte* blocks) {
-    forEachBlock(values, blocks, kQ4_0BlockBytes, "q4_0", [](auto x, std::byte* block) {
-        // The largest magnitude becomes −8 exactly; the other sign then reaches at most +7, with
-        // +8 clamped to 15 (an error of one step d).
-        const float d = signedLargest(x) / -8.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeHalf(d, block);
-        uint8_t levels[kQuantBlockElements];
-        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
-            const float scaled = x[j] * id;
-            levels[j] = uint8_t(std::min(15, int(int8_t(scaled + 8.5f))));
-        }
-        packLevels(levels, block + 2, nullptr);
-    });
+    quantizeSymmetric(values, blocks, kQ4_0BlockBytes, "q4_0", 8, 2, -1);
 }
 
 void quantizeQ4_1(std::span<const float> values, std::byte* blocks) {
-    forEachBlock(values, blocks, kQ4_1BlockBytes, "q4_1", [](auto x, std::byte* block) {
-        const auto [min, max] = range(x);
-        const float d = (max - min) / 15.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeHalf(d, block);
-        storeHalf(min, block + 2);
-        uint8_t levels[kQuantBlockElements];
-        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
-            const float scaled = (x[j] - min) * id;
-            levels[j] = uint8_t(std::min(15, int(int8_t(scaled + 0.5f))));
-        }
-        packLevels(levels, block + 4, nullptr);
-    });
+    quantizeWithMinimum(values, blocks, kQ4_1BlockBytes, "q4_1", 15, 4, -1);
 }
 
 void quantizeQ5_0(std::span<const float> values, std::byte* blocks) {
-    forEachBlock(values, blocks, kQ5_0BlockBytes, "q5_0", [](auto x, std::byte* block) {
-        const float d = signedLargest(x) / -16.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeHalf(d, block);
-        uint8_t levels[kQuantBlockElements];
-        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
-            const float scaled = x[j] * id;
-            levels[j] = uint8_t(std::min(31, int(int8_t(scaled + 16.5f))));
-        }
-        packLevels(levels, block + 6, block + 2);
-    });
+    quantizeSymmetric(values, blocks, kQ5_0BlockBytes, "q5_0", 16, 6, 2);
 }
 
 void quantizeQ5_1(std::span<const float> values, std::byte* blocks) {
-    forEachBlock(values, blocks, kQ5_1BlockBytes, "q5_1", [](auto x, std::byte* block) {
-        const auto [min, max] = range(x);
-        const float d = (max - min) / 31.0f;
-        const float id = d != 0.0f ? 1.0f / d : 0.0f;
-        storeHalf(d, block);
-        storeHalf(min, block + 2);
-        uint8_t levels[kQuantBlockElements];
-        for (int64_t j = 0; j < kQuantBlockElements; ++j) {
-            const float scaled = (x[j] - min) * id;
-            levels[j] = uint8_t(scaled + 0.5f);  // no clamp, as in llama.cpp: at most 31.5
-        }
-        packLevels(levels, block + 8, block + 4);
-    });
+    quantizeWithMinimum(values, blocks, kQ5_1BlockBytes, "q5_1", 31, 8, 4);
 }
 
 }  // namespace inferlens

@@ -101,4 +101,17 @@ void checkWholeBlocks(size_t count, int64_t blockElements, const char* type);
 void checkFinite(float value, const char* type);
 void storeHalf(float value, std::byte* at);
 
+// Calls quantizeBlock(x, block) for every `blockElements` values, after checking them.
+template <typename QuantizeBlock>
+void forEachBlock(std::span<const float> values, std::byte* blocks, int64_t blockElements,
+                  int64_t blockBytes, const char* type, QuantizeBlock quantizeBlock) {
+    checkWholeBlocks(values.size(), blockElements, type);
+    for (size_t first = 0; first < values.size(); first += size_t(blockElements)) {
+        const auto x = values.subspan(first, size_t(blockElements));
+        for (float v : x)
+            checkFinite(v, type);
+        quantizeBlock(x, blocks + int64_t(first) / blockElements * blockBytes);
+    }
+}
+
 }  // namespace inferlens
