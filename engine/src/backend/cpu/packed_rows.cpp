@@ -34,15 +34,20 @@ PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool) {
     const int64_t blocks = matrix.columns() / dtypeInfo(matrix.dtype).blockElements;
     const int64_t groups = (rows + kPackedRows - 1) / kPackedRows;
     const int64_t groupBytes = blocks * format.blockBytes;
+    // Large matrices in 2 MiB-aligned memory that may use huge pages; small ones (a GQA model's
+    // key and value matrices) would waste most of such a page, so they get plain cache-line
+    // alignment.
     constexpr size_t kHugePage = size_t(2) << 20;
     PackedBuffer buffer;
     buffer.size = groups * groupBytes;
-    const size_t allocated = (size_t(buffer.size) + kHugePage - 1) / kHugePage * kHugePage;
-    buffer.bytes.reset(static_cast<std::byte*>(std::aligned_alloc(kHugePage, allocated)));
+    const size_t alignment = size_t(buffer.size) >= 4 * kHugePage ? kHugePage : 64;
+    const size_t allocated = (size_t(buffer.size) + alignment - 1) / alignment * alignment;
+    buffer.bytes.reset(static_cast<std::byte*>(std::aligned_alloc(alignment, allocated)));
     if (buffer.bytes == nullptr)
         throw Error("out of memory repacking " + matrix.name + " (" +
                     std::to_string(allocated >> 20) + " MiB)");
-    ::madvise(buffer.bytes.get(), allocated, MADV_HUGEPAGE);
+    if (alignment == kHugePage)
+        ::madvise(buffer.bytes.get(), allocated, MADV_HUGEPAGE);
     const auto packGroups = [&](int64_t first, int64_t last) {
         for (int64_t g = first; g < last; ++g) {
             const std::byte* rowPointers[kPackedRows];

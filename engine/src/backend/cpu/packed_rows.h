@@ -37,8 +37,8 @@ constexpr int kPackedRows = 8;
 // Whether `dtype` matrices are packed when `kernels` run them (Q8_0, Q4_0 with AVX2 or AVX-512).
 bool packs(DType dtype, CpuKernels kernels);
 
-// A packed matrix's memory: 2 MiB-aligned and advised to use huge pages, since a model's worth of
-// 4 KiB page faults would be a good part of the time to open it.
+// A packed matrix's memory: for large matrices 2 MiB-aligned and advised to use huge pages, since
+// a model's worth of 4 KiB page faults would be a good part of the time to open it.
 struct PackedBuffer {
     struct Free {
         void operator()(std::byte* bytes) const;
