@@ -19,10 +19,10 @@
 #
 # Differences to keep in mind: llama-bench runs a warm-up before each test and measures tg from an
 # empty context, InferLens measures decode right after its prompt (a few hundred more KV positions:
-# well under 1% of a step's memory traffic at these sizes). InferLens's tg figure comes from the
-# run with the first prompt length; runs with the other lengths generate one token only.
-# A file InferLens cannot load (e.g. Q4_K_M, until the engine has K-quants) is reported as
-# unsupported and llama.cpp is measured alone.
+# a little more attention work per step). InferLens's tg figure comes from the run with the first
+# prompt length; runs with the other lengths generate one token only. A file InferLens cannot load
+# (a type it does not support, e.g. Q2_K) is reported as unsupported and llama.cpp is measured
+# alone.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
