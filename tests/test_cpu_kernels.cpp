@@ -7,7 +7,9 @@
 // plus f32 rounding. Also: the sets a CPU lacks are reported as such, and
 // INFERLENS_CPU_KERNELS chooses the set, as the CLI shows.
 
+#include <QFile>
 #include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <cmath>
@@ -20,6 +22,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "core/block_formats.h"
 #include "core/dtype_codec.h"
+#include "io/mapped_file.h"
 #include "support/test_models.h"
 
 using namespace inferlens;
@@ -354,6 +357,48 @@ class TestCpuKernels : public QObject {
                                             .arg(exact)));
                 }
             }
+    }
+
+    // Where the model puts its matrices (packed_rows.h): a float matrix copied unchanged, a packed
+    // type packed, any other block type left where it is; the source is never altered — in
+    // particular ordinary memory is not released like a file's pages, which would zero it — and
+    // a file's released pages read back the same.
+    void matricesArePlacedWithoutHarmingTheirSource() {
+        PackedStore store;
+        ThreadPool pool(2);
+        const int64_t rows = 16, columns = 256;
+        for (const DType dtype : {DType::F16, DType::Q4_0, DType::Q5_0}) {
+            const auto bytes = dtype == DType::F16
+                                   ? encoded(dtype, randomValues(rows * columns, 1.0f, 3))
+                                   : randomBlocks(dtype, rows * columns / 32, 3);
+            const auto before = bytes;
+            TensorView view{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
+            placeForProducts(view, store, &pool);
+            QCOMPARE(bytes, before);
+            if (dtype == DType::F16) {
+                QVERIFY(view.data != bytes.data());
+                QVERIFY(std::memcmp(view.data, bytes.data(), bytes.size()) == 0);
+            } else if (packs(dtype, cpuKernels())) {
+                QVERIFY(view.packed != nullptr);
+                QCOMPARE(view.data, bytes.data());
+            } else {
+                QVERIFY(view.packed == nullptr);
+                QCOMPARE(view.data, bytes.data());
+            }
+        }
+        QTemporaryDir dir;
+        const QString path = dir.filePath("pages.bin");
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QByteArray content(3 << 20, 0);
+        for (qsizetype i = 0; i < content.size(); ++i)
+            content[i] = char(i * 7 + i / 4096);
+        file.write(content);
+        file.close();
+        const MappedFile mapped(path.toStdString());
+        prefaultMappedPages(mapped.bytes().data(), mapped.size());
+        releaseMappedPages(mapped.bytes().data() + 100, mapped.size() - 200);
+        QVERIFY(std::memcmp(mapped.bytes().data(), content.constData(), mapped.size()) == 0);
     }
 
     void productsAreTheSameOnAnyNumberOfThreads() {

@@ -26,9 +26,13 @@ class MappedFile {
     size_t size_ = 0;
 };
 
-// Drops the whole pages of [data, data + bytes) — part of a read-only file mapping — from this
-// process's resident memory; a later read brings them back from the file. For weights that have
+// Drops the whole pages of [data, data + bytes) from this process's resident memory when the range
+// lies in a live MappedFile (anything else is left alone); a later read brings them back from the
+// file. For weights that have
 // been copied into another layout (backend/cpu/packed_rows.h), so that they are not held twice.
 void releaseMappedPages(const std::byte* data, size_t bytes);
+// Reads the pages of [data, data + bytes) in with one call instead of a page fault per page (for
+// a copy that is about to read them all); advice only, ignored by kernels before Linux 5.14.
+void prefaultMappedPages(const std::byte* data, size_t bytes);
 
 }  // namespace inferlens

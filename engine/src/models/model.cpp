@@ -26,15 +26,16 @@ Model::Model(ModelFiles files) : files_(std::move(files)) {
             throwFileError(files_.path, "missing tensor " + name);
         return &found->second;
     });
-    // Every matrix a product reads, in the layout its kernels want (the token embedding is only
-    // looked up by rows, unless the output layer shares it, and then this is that view's copy).
+    // Every matrix a product reads, where its kernels read it fastest (backend/cpu/packed_rows.h;
+    // the token embedding is only looked up by rows, unless the output layer shares it, and then
+    // this is that view's copy).
     packed_ = std::make_shared<PackedStore>();
     ThreadPool pool(0);
     for (LayerWeights& layer : weights_.layers)
         for (TensorView* matrix : {&layer.query, &layer.key, &layer.value, &layer.attentionOutput,
                                    &layer.ffnGate, &layer.ffnUp, &layer.ffnDown})
-            packInto(*matrix, *packed_, &pool);
-    packInto(weights_.output, *packed_, &pool);
+            placeForProducts(*matrix, *packed_, &pool);
+    placeForProducts(weights_.output, *packed_, &pool);
 }
 
 void Model::embed(int32_t token, std::span<float> x) const {
