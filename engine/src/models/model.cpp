@@ -29,13 +29,20 @@ Model::Model(ModelFiles files) : files_(std::move(files)) {
     // Every matrix a product reads, where its kernels read it fastest (backend/cpu/packed_rows.h;
     // the token embedding is only looked up by rows, unless the output layer shares it, and then
     // this is that view's copy).
-    packed_ = std::make_shared<PackedStore>();
-    ThreadPool pool(0);
+    std::vector<TensorView*> matrices;
     for (LayerWeights& layer : weights_.layers)
         for (TensorView* matrix : {&layer.query, &layer.key, &layer.value, &layer.attentionOutput,
                                    &layer.ffnGate, &layer.ffnUp, &layer.ffnDown})
-            placeForProducts(*matrix, *packed_, &pool);
-    placeForProducts(weights_.output, *packed_, &pool);
+            matrices.push_back(matrix);
+    matrices.push_back(&weights_.output);
+    int64_t bytes = 0;
+    for (const TensorView* matrix : matrices)
+        bytes += placedBytes(*matrix);
+    packed_ = std::make_shared<PackedStore>();
+    packed_->reserve(bytes);
+    ThreadPool pool(0);
+    for (TensorView* matrix : matrices)
+        placeForProducts(*matrix, *packed_, &pool);
 }
 
 void Model::embed(int32_t token, std::span<float> x) const {

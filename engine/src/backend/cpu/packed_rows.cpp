@@ -33,21 +33,19 @@ void PackedBuffer::Free::operator()(std::byte* bytes) const {
 
 namespace {
 
-// `size` bytes for a copy of `name`: large ones 2 MiB-aligned and advised to use huge pages; small
-// ones (a GQA model's key and value matrices) would waste most of such a page, so they get plain
-// cache-line alignment.
-PackedBuffer allocate(int64_t size, const std::string& name) {
-    constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr int64_t kAlignment = 64;  // each placed matrix starts on a cache line
+
+// `size` bytes, 2 MiB-aligned and advised to use huge pages.
+PackedBuffer allocate(int64_t size, const std::string& what) {
     PackedBuffer buffer;
     buffer.size = size;
-    const size_t alignment = size_t(size) >= 4 * kHugePage ? kHugePage : 64;
-    const size_t allocated = (size_t(size) + alignment - 1) / alignment * alignment;
-    buffer.bytes.reset(static_cast<std::byte*>(std::aligned_alloc(alignment, allocated)));
+    const size_t allocated = (size_t(size) + kHugePage - 1) / kHugePage * kHugePage;
+    buffer.bytes.reset(static_cast<std::byte*>(std::aligned_alloc(kHugePage, allocated)));
     if (buffer.bytes == nullptr)
-        throw Error("out of memory copying " + name + " (" + std::to_string(allocated >> 20) +
+        throw Error("out of memory placing " + what + " (" + std::to_string(allocated >> 20) +
                     " MiB)");
-    if (alignment == kHugePage)
-        ::madvise(buffer.bytes.get(), allocated, MADV_HUGEPAGE);
+    ::madvise(buffer.bytes.get(), allocated, MADV_HUGEPAGE);
     return buffer;
 }
 
@@ -59,40 +57,81 @@ void split(int64_t count, ThreadPool* pool, const std::function<void(int64_t, in
         body(0, count);
 }
 
-// A float matrix as it is, in memory of its own: 1 MiB pieces on the pool's threads, each read in
-// through one call (io/mapped_file.h) rather than a page fault per 4 KiB.
-PackedBuffer copyRows(const TensorView& matrix, ThreadPool* pool) {
-    PackedBuffer buffer = allocate(matrix.byteCount, matrix.name);
+int64_t packedBytes(const TensorView& matrix) {
+    return (matrix.rows() + kPackedRows - 1) / kPackedRows * packedGroupBytes(matrix);
+}
+
+// What placeForProducts does with `view`.
+enum class Placement { None, Pack, Copy };
+Placement placement(const TensorView& view) {
+    if (view.shape.size() != 2 || view.packed != nullptr)
+        return Placement::None;
+    if (packs(view.dtype, cpuKernels()))
+        return Placement::Pack;
+    return isBlockQuantized(view.dtype) ? Placement::None : Placement::Copy;
+}
+
+// A float matrix as it is into `out`: 1 MiB pieces on the pool's threads, each read in through
+// one call (io/mapped_file.h) rather than a page fault per 4 KiB.
+void copyRows(const TensorView& matrix, std::byte* out, ThreadPool* pool) {
     constexpr int64_t kPiece = int64_t(1) << 20;
     split((matrix.byteCount + kPiece - 1) / kPiece, pool, [&](int64_t first, int64_t last) {
         const int64_t begin = first * kPiece, end = std::min(matrix.byteCount, last * kPiece);
         prefaultMappedPages(matrix.data + begin, size_t(end - begin));
-        std::memcpy(buffer.bytes.get() + begin, matrix.data + begin, size_t(end - begin));
+        std::memcpy(out + begin, matrix.data + begin, size_t(end - begin));
     });
-    return buffer;
 }
 
 }  // namespace
 
-PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool) {
+void packRowsInto(const TensorView& matrix, std::byte* out, ThreadPool* pool) {
     const PackedFormat& format = *packedFormat(matrix.dtype);
     const int64_t rows = matrix.rows();
     const int64_t blocks = matrix.columns() / dtypeInfo(matrix.dtype).blockElements;
-    const int64_t groups = (rows + kPackedRows - 1) / kPackedRows;
-    const int64_t groupBytes = blocks * format.blockBytes;
-    PackedBuffer buffer = allocate(groups * groupBytes, matrix.name);
-    split(groups, pool, [&](int64_t first, int64_t last) {
+    const int64_t groupBytes = packedGroupBytes(matrix);
+    split((rows + kPackedRows - 1) / kPackedRows, pool, [&](int64_t first, int64_t last) {
         for (int64_t g = first; g < last; ++g) {
             const std::byte* rowPointers[kPackedRows];
             for (int j = 0; j < kPackedRows; ++j)
                 rowPointers[j] =
                     g * kPackedRows + j < rows ? matrix.row(g * kPackedRows + j) : nullptr;
             for (int64_t b = 0; b < blocks; ++b)
-                format.packBlock(rowPointers, b,
-                                 buffer.bytes.get() + g * groupBytes + b * format.blockBytes);
+                format.packBlock(rowPointers, b, out + g * groupBytes + b * format.blockBytes);
         }
     });
+}
+
+PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool) {
+    PackedBuffer buffer = allocate(packedBytes(matrix), matrix.name);
+    packRowsInto(matrix, buffer.bytes.get(), pool);
     return buffer;
+}
+
+int64_t placedBytes(const TensorView& view) {
+    const Placement how = placement(view);
+    const int64_t bytes = how == Placement::Pack   ? packedBytes(view)
+                          : how == Placement::Copy ? view.byteCount
+                                                   : 0;
+    return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
+
+void PackedStore::reserve(int64_t bytes) {
+    if (bytes <= 0)
+        return;
+    buffers_.push_back(allocate(bytes, "the model's matrices"));
+    next_ = buffers_.back().bytes.get();
+    left_ = bytes;
+}
+
+std::byte* PackedStore::take(int64_t bytes, const std::string& what) {
+    if (bytes > left_) {  // beyond what was reserved: a buffer of its own
+        buffers_.push_back(allocate(bytes, what));
+        return buffers_.back().bytes.get();
+    }
+    std::byte* taken = next_;
+    next_ += bytes;
+    left_ -= bytes;
+    return taken;
 }
 
 PackedTile packedTile(DType dtype, CpuKernels kernels) {
@@ -106,17 +145,17 @@ int64_t packedGroupBytes(const TensorView& matrix) {
 }
 
 void placeForProducts(TensorView& view, PackedStore& store, ThreadPool* pool) {
-    if (view.shape.size() != 2 || view.packed != nullptr)
-        return;
-    const std::byte* file = view.data;
-    if (packs(view.dtype, cpuKernels())) {
-        store.buffers.push_back(packRows(view, pool));
-        view.packed = store.buffers.back().bytes.get();
-    } else if (!isBlockQuantized(view.dtype)) {
-        store.buffers.push_back(copyRows(view, pool));
-        view.data = store.buffers.back().bytes.get();
-    } else {
+    const Placement how = placement(view);
+    if (how == Placement::None)
         return;  // the other block types are read from the file
+    const std::byte* file = view.data;
+    std::byte* place = store.take(placedBytes(view), view.name);
+    if (how == Placement::Pack) {
+        packRowsInto(view, place, pool);
+        view.packed = place;
+    } else {
+        copyRows(view, place, pool);
+        view.data = place;
     }
     // The file's copy is read again only for rare things (an embedding row, a converter).
     releaseMappedPages(file, size_t(view.byteCount));

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backend/cpu/cpu_features.h"
@@ -37,8 +38,9 @@ constexpr int kPackedRows = 8;
 // Whether `dtype` matrices are packed when `kernels` run them (Q8_0, Q4_0 with AVX2 or AVX-512).
 bool packs(DType dtype, CpuKernels kernels);
 
-// A packed matrix's memory: for large matrices 2 MiB-aligned and advised to use huge pages, since
-// a model's worth of 4 KiB page faults would be a good part of the time to open it.
+// Memory for packed or copied matrices: 2 MiB-aligned and advised to use huge pages, since reading
+// a model's worth of weights through 4 KiB pages costs TLB misses on every product, and page
+// faults at load.
 struct PackedBuffer {
     struct Free {
         void operator()(std::byte* bytes) const;
@@ -47,8 +49,9 @@ struct PackedBuffer {
     int64_t size = 0;
 };
 
-// The packed bytes of a 2-D block-type matrix (see above), written by the pool's threads when
-// given one.
+// The packed bytes of a 2-D block-type matrix (see above) into `out` (packedGroupBytes × groups),
+// written by the pool's threads when given one; packRows allocates them.
+void packRowsInto(const TensorView& matrix, std::byte* out, ThreadPool* pool = nullptr);
 PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool = nullptr);
 
 // Products of one packed group (8 rows) with any number of tokens' activations over `blocks`
@@ -59,10 +62,22 @@ PackedTile packedTile(DType dtype, CpuKernels kernels);
 // Bytes of one packed group of `matrix` (its blocks per row × the packed block size).
 int64_t packedGroupBytes(const TensorView& matrix);
 
-// The packed (or copied) matrices of a model, shared by the model's copies.
-struct PackedStore {
-    std::vector<PackedBuffer> buffers;
+// The packed (or copied) matrices of a model, shared by the model's copies: one reservation for
+// all of them (placedBytes summed), so that no matrix wastes the rest of a huge page.
+class PackedStore {
+  public:
+    void reserve(int64_t bytes);
+    // `bytes` from the reservation, or from a buffer of their own past it.
+    std::byte* take(int64_t bytes, const std::string& what);
+
+  private:
+    std::vector<PackedBuffer> buffers_;
+    std::byte* next_ = nullptr;
+    int64_t left_ = 0;
 };
+
+// The bytes placeForProducts will take for `view` (0 if it leaves it in the file).
+int64_t placedBytes(const TensorView& view);
 
 // Puts a matrix where the products read it fastest, in memory of `store`: packed (view.packed)
 // when packs(view.dtype, cpuKernels()); for the float types, copied as it is (view.data), since
