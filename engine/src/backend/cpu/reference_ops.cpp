@@ -163,10 +163,31 @@ void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std
 
 void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
                RopePairing pairing) {
+    // Every head of every layer of a token turns by the same angles: computed once per position
+    // (a pow, a cos and a sin per pair — otherwise thousands per token) and kept for the calls
+    // that follow on this thread.
+    struct Angles {
+        int64_t position = -1, ropeDims = 0;
+        double base = 0.0;
+        std::vector<float> cosine, sine;
+    };
+    thread_local Angles angles;
     const int64_t pairs = ropeDims / 2;
+    if (angles.position != position || angles.ropeDims != ropeDims || angles.base != base) {
+        angles.cosine.resize(size_t(pairs));
+        angles.sine.resize(size_t(pairs));
+        for (int64_t i = 0; i < pairs; ++i) {
+            const double angle =
+                double(position) * std::pow(base, -2.0 * double(i) / double(ropeDims));
+            angles.cosine[size_t(i)] = float(std::cos(angle));
+            angles.sine[size_t(i)] = float(std::sin(angle));
+        }
+        angles.position = position;
+        angles.ropeDims = ropeDims;
+        angles.base = base;
+    }
     for (int64_t i = 0; i < pairs; ++i) {
-        const double angle = double(position) * std::pow(base, -2.0 * double(i) / double(ropeDims));
-        const float cosine = float(std::cos(angle)), sine = float(std::sin(angle));
+        const float cosine = angles.cosine[size_t(i)], sine = angles.sine[size_t(i)];
         // Adjacent: (x[2i], x[2i+1]); rotate-half: (x[i], x[i + ropeDims/2]).
         float& a = pairing == RopePairing::Adjacent ? head[2 * i] : head[i];
         float& b = pairing == RopePairing::Adjacent ? head[2 * i + 1] : head[i + pairs];
