@@ -61,6 +61,11 @@ void anyTokens(const std::byte* group, const QuantizedActivations* const* xs, in
     }
 }
 
+// The 8 rows' fp16 values at `halves` (a packed block's scales), as floats.
+INFERLENS_AVX2 inline __m256 packedScales(const std::byte* halves) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(halves)));
+}
+
 // The 8 lanes of each token's accumulator into out[r · stride + t].
 INFERLENS_AVX2 inline void storeRows(__m256 acc, float* out, int stride) {
     alignas(32) float lanes[8];

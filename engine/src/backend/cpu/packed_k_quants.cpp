@@ -88,11 +88,9 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
         _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();         \
         for (int64_t b = 0; b < blocks; ++b) {                                                    \
             const std::byte* block = group + b * kPackedQ4_KBytes;                                \
-            const __m256 d =                                                                      \
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)));        \
-            const __m256 negativeDmin = _mm256_sub_ps(                                            \
-                _mm256_setzero_ps(),                                                              \
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16))));  \
+            const __m256 d = packedScales(block);                                                 \
+            const __m256 negativeDmin =                                                           \
+                _mm256_sub_ps(_mm256_setzero_ps(), packedScales(block + 16));                     \
             alignas(32) float scale[8][8], offset[8][8];                                          \
             _Pragma("GCC unroll 8") for (int s = 0; s < 8; ++s) {                                 \
                 _mm256_store_ps(scale[s], _mm256_mul_ps(d, byteFloats(block + 32 + 8 * s)));      \
@@ -153,8 +151,7 @@ INFERLENS_AVX2 inline __m256 signedByteFloats(const std::byte* bytes) {
         _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();          \
         for (int64_t b = 0; b < blocks; ++b) {                                                     \
             const std::byte* block = group + b * kPackedQ6_KBytes;                                 \
-            const __m256 d =                                                                       \
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)));         \
+            const __m256 d = packedScales(block);                                                  \
             alignas(32) float scale[16][8];                                                        \
             _Pragma("GCC unroll 16") for (int g = 0; g < 16; ++g)                                  \
                 _mm256_store_ps(scale[g], _mm256_mul_ps(d, signedByteFloats(block + 16 + 8 * g))); \

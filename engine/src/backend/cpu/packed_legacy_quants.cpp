@@ -75,8 +75,7 @@ INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
         _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();       \
         for (int64_t b = 0; b < blocks; ++b) {                                                  \
             const std::byte* block = group + b * blockBytes;                                    \
-            const __m256 d =                                                                    \
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block)));      \
+            const __m256 d = packedScales(block);                                               \
             __m256i chunk[8];                                                                   \
             _Pragma("GCC unroll 8") for (int k = 0; k < (isQ8 ? 8 : 4); ++k) {                  \
                 const __m256i bytes =                                                           \

@@ -77,10 +77,10 @@ void packedProductRows(const TensorView& weight, PackedTile tile,
     const int64_t groupBytes = packedGroupBytes(weight);
     for (int64_t first = 0; first < tokens; first += kTokenBlock) {
         const int tokenCount = int(std::min(tokens, first + kTokenBlock) - first);
-        std::vector<float> out(size_t(kPackedRows * tokenCount));
+        float out[kPackedRows * kTokenBlock];  // no allocation per product
         for (int64_t r = begin; r < end; r += kPackedRows) {
             tile(weight.packed + r / kPackedRows * groupBytes, xs.data() + first, tokenCount,
-                 formatBlocks, out.data());
+                 formatBlocks, out);
             for (int64_t i = 0; i < std::min<int64_t>(kPackedRows, outputs - r); ++i)
                 for (int k = 0; k < tokenCount; ++k)
                     y[size_t((first + k) * outputs + r + i)] = out[size_t(i * tokenCount + k)];
