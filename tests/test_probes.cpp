@@ -269,7 +269,7 @@ class TestProbes : public QObject {
         QCOMPARE(probe.events[probe.events.size() - 2], std::string("layer 2.0"));
         // The cancelled step left nothing behind: the prompt and the first new token remain.
         QCOMPARE(generator.tokenCount(), int64_t(4));
-        QCOMPARE(generator.cache().size(), int64_t(4));
+        QCOMPARE(generator.cachedTokens(), int64_t(4));
     }
 
     void pauseHoldsBetweenLayersUntilResumed() {

@@ -5,6 +5,8 @@
 #include <optional>
 
 #include "attention_capture.h"
+#include "backend/cpu/cpu_forward.h"
+#include "backend/cuda_backend.h"
 #include "core/error.h"
 
 namespace inferlens {
@@ -29,22 +31,28 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
     return requested;
 }
 
+std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
+                                                   const GeneratorOptions& options) {
+    const int64_t context = resolveContextSize(model.config(), options.contextSize);
+    if (options.device.isCuda())
+        return makeCudaForward(model, options.device.index, context);
+    return std::make_unique<CpuForward>(model, context, options.threads);
+}
+
 Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* probes,
                      GenerationControl* control)
-    : model_(model),
-      options_(options),
+    : Generator(makeForwardBackend(model, options), options.useKvCache, probes, control) {}
+
+Generator::Generator(std::unique_ptr<ForwardBackend> backend, bool useKvCache, ProbeSet* probes,
+                     GenerationControl* control)
+    : backend_(std::move(backend)),
+      useKvCache_(useKvCache),
       probes_(probes != nullptr ? probes : &noProbes_),
-      control_(control),
-      cache_(model.config().layerCount, model.config().kvHeadCount, model.config().headCount,
-             model.config().headDim, resolveContextSize(model.config(), options.contextSize)),
-      pool_(options.threads),
-      scratch_(model.config()) {
-    scratch_.pool = &pool_;
-}
+      control_(control) {}
 
 bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     const auto count = int64_t(tokens.size());
-    const int64_t vocab = model_.config().vocabSize;
+    const int64_t vocab = config().vocabSize;
     if (count == 0)
         throw Error("a step needs at least one token");
     if (count > contextSize() - tokenCount())
@@ -64,11 +72,11 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     history_.insert(history_.end(), tokens.begin(), tokens.end());
     const int64_t logitRows = int64_t(logits.size()) / vocab;
     bool completed;
-    if (options_.useKvCache) {
+    if (useKvCache_) {
         completed = runLayers(tokens, event.firstPosition, event, logits, logitRows);
     } else {
         // Without a cache nothing of earlier steps is kept: rerun the whole sequence.
-        cache_.clear();
+        backend_->clearCache();
         completed = runLayers(history_, 0, event, logits, logitRows);
     }
     if (!completed) {
@@ -78,7 +86,7 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
 
     event.seconds = secondsSince(start);
     if (probes_->wantsKvCache())
-        probes_->kvCacheStats(event.index, cache_.stats());
+        probes_->kvCacheStats(event.index, backend_->cacheStats());
     probes_->stepEnd(event);
     ++stepIndex_;
     return true;
@@ -86,13 +94,9 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
 
 bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition, StepEvent& event,
                           std::span<float> logits, int64_t logitRows) {
-    const ModelConfig& c = model_.config();
+    const ModelConfig& c = config();
     const auto count = int64_t(tokens.size());
-    const auto hidden = size_t(c.hiddenSize);
-    residual_.resize(size_t(count) * hidden);
-    for (int64_t i = 0; i < count; ++i)
-        model_.embed(tokens[i], std::span(residual_).subspan(size_t(i) * hidden, hidden));
-    cache_.reserve(count);
+    backend_->beginStep(tokens, firstPosition);
 
     std::optional<AttentionCapture> attention;
     if (probes_->anyAttention())
@@ -101,24 +105,15 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
         if (control_ != nullptr && !control_->checkpoint())
             return false;
         const auto start = Clock::now();
-        model_.forwardLayer(layer, firstPosition, residual_, cache_, scratch_,
-                            attention ? &*attention : nullptr);
+        backend_->runLayer(layer, attention ? &*attention : nullptr);
         if (attention)
             attention->deliver(layer);
         if (probes_->wantsHiddenStates())
             probes_->hiddenState(
-                {event.index, layer, firstPosition + count - 1,
-                 std::span(residual_).subspan(size_t(count - 1) * hidden, hidden)});
+                {event.index, layer, firstPosition + count - 1, backend_->lastHidden()});
         probes_->layerEnd({event.index, layer, secondsSince(start)});
     }
-    cache_.commit(count);
-
-    const auto vocab = size_t(c.vocabSize);
-    for (int64_t row = 0; row < logitRows; ++row) {
-        const int64_t token = count - logitRows + row;
-        model_.computeLogits(std::span(residual_).subspan(size_t(token) * hidden, hidden),
-                             logits.subspan(size_t(row) * vocab, vocab), scratch_);
-    }
+    backend_->finishStep(logits, logitRows);
     return true;
 }
 
@@ -130,7 +125,7 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     Generation result;
     if (int64_t(prompt.size()) > contextSize() - tokenCount())
         return finish(std::move(result), FinishReason::ContextFull);
-    std::vector<float> logits(size_t(model_.config().vocabSize));
+    std::vector<float> logits(size_t(config().vocabSize));
     if (!step(prompt, logits))
         return finish(std::move(result), FinishReason::Cancelled);
     while (int64_t(result.tokens.size()) < maxNewTokens) {
@@ -161,7 +156,7 @@ Generation Generator::finish(Generation result, FinishReason reason) {
 }
 
 void Generator::reset() {
-    cache_.clear();
+    backend_->clearCache();
     history_.clear();
     stepIndex_ = 0;
 }

@@ -7,14 +7,14 @@
 // cancellation and pause are checked between layers.
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_set>
 #include <vector>
 
-#include "backend/cpu/thread_pool.h"
+#include "backend/devices.h"
+#include "backend/forward_backend.h"
 #include "generation_control.h"
-#include "kv_cache.h"
-#include "models/model.h"
 #include "probe.h"
 
 namespace inferlens {
@@ -23,7 +23,13 @@ struct GeneratorOptions {
     int64_t contextSize = 0;  // tokens the cache holds; 0: the model's context, at most 4096
     bool useKvCache = true;
     int threads = 1;  // CPU threads for the matrix products; 0: one per hardware thread
+    ComputeDevice device;  // where the forward passes run
 };
+
+// The backend `options` ask for, running `model` (which must outlive it). Throws Error when the
+// device is unavailable or the model does not fit there.
+std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
+                                                   const GeneratorOptions& options);
 
 // The KV cache's capacity for a requested context size: 0 gives the model's context, at most
 // 4096 tokens. Throws Error for a negative size or one beyond the model's context.
@@ -56,13 +62,18 @@ class Generator {
     // `probes` and `control` are optional and must outlive the generator.
     Generator(const Model& model, GeneratorOptions options = {}, ProbeSet* probes = nullptr,
               GenerationControl* control = nullptr);
+    // Runs on a backend made elsewhere (a synthetic model on a GPU, say); options.contextSize,
+    // threads and device are the backend's.
+    Generator(std::unique_ptr<ForwardBackend> backend, bool useKvCache = true,
+              ProbeSet* probes = nullptr, GenerationControl* control = nullptr);
 
-    const Model& model() const { return model_; }
-    int64_t contextSize() const { return cache_.capacity(); }
-    int threadCount() const { return pool_.size(); }
+    const ModelConfig& config() const { return backend_->config(); }
+    const ForwardBackend& backend() const { return *backend_; }
+    int64_t contextSize() const { return backend_->contextSize(); }
+    int threadCount() const { return backend_->threadCount(); }
     int64_t tokenCount() const { return int64_t(history_.size()); }
+    int64_t cachedTokens() const { return backend_->cachedTokens(); }
     bool contextFull() const { return tokenCount() >= contextSize(); }
-    const KvCache& cache() const { return cache_; }
     const std::vector<int32_t>& history() const { return history_; }
 
     // One step of the outer loop: runs `tokens` at the next positions and writes the logits of the
@@ -83,15 +94,11 @@ class Generator {
                    std::span<float> logits, int64_t logitRows);
     Generation finish(Generation result, FinishReason reason);
 
-    const Model& model_;
-    GeneratorOptions options_;
+    std::unique_ptr<ForwardBackend> backend_;
+    bool useKvCache_;
     ProbeSet noProbes_;  // stands in when the caller has none, so probe points need no null check
     ProbeSet* probes_;
     GenerationControl* control_;
-    KvCache cache_;
-    ThreadPool pool_;
-    ForwardScratch scratch_;
-    std::vector<float> residual_;  // [tokens, H]: the residual streams of the step's tokens
     std::vector<int32_t> history_;
     int64_t stepIndex_ = 0;
 };

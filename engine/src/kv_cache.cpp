@@ -9,6 +9,7 @@ namespace inferlens {
 KvCache::KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int64_t headDim,
                  int64_t capacity)
     : layerCount_(layerCount),
+      kvHeadCount_(kvHeadCount),
       headCount_(headCount),
       headDim_(headDim),
       rowWidth_(kvHeadCount * headDim),
@@ -72,19 +73,25 @@ void KvCache::clear() {
 }
 
 KvCacheStats KvCache::stats() const {
+    return kvCacheStats(layerCount_, kvHeadCount_, headCount_, headDim_, size_, capacity_,
+                        allocatedTokens_);
+}
+
+KvCacheStats kvCacheStats(int64_t layerCount, int64_t kvHeadCount, int64_t headCount,
+                          int64_t headDim, int64_t tokens, int64_t capacity,
+                          int64_t allocatedTokens) {
     KvCacheStats stats;
-    stats.tokens = size_;
-    stats.capacity = capacity_;
-    const int64_t bytesPerToken = 2 * rowWidth_ * int64_t(sizeof(float));  // K and V
-    for (int64_t layer = 0; layer < layerCount_; ++layer) {
-        stats.bytesUsedPerLayer.push_back(size_ * bytesPerToken);
-        stats.bytesAllocatedPerLayer.push_back(
-            int64_t(keys_[layer].size() + values_[layer].size()) * int64_t(sizeof(float)));
+    stats.tokens = tokens;
+    stats.capacity = capacity;
+    const int64_t bytesPerToken = 2 * kvHeadCount * headDim * int64_t(sizeof(float));  // K and V
+    for (int64_t layer = 0; layer < layerCount; ++layer) {
+        stats.bytesUsedPerLayer.push_back(tokens * bytesPerToken);
+        stats.bytesAllocatedPerLayer.push_back(allocatedTokens * bytesPerToken);
         stats.bytesUsed += stats.bytesUsedPerLayer.back();
         stats.bytesAllocated += stats.bytesAllocatedPerLayer.back();
     }
     stats.bytesUsedFullMultiHead =
-        layerCount_ * size_ * 2 * headCount_ * headDim_ * int64_t(sizeof(float));
+        layerCount * tokens * 2 * headCount * headDim * int64_t(sizeof(float));
     return stats;
 }
 

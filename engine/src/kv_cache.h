@@ -26,6 +26,12 @@ struct KvCacheStats {
     int64_t bytesUsedFullMultiHead = 0;
 };
 
+// The statistics of an f32 cache holding `tokens` of `capacity` tokens with `allocatedTokens` rows
+// allocated in every layer (a GPU cache allocates the whole capacity at once).
+KvCacheStats kvCacheStats(int64_t layerCount, int64_t kvHeadCount, int64_t headCount,
+                          int64_t headDim, int64_t tokens, int64_t capacity,
+                          int64_t allocatedTokens);
+
 class KvCache {
   public:
     KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int64_t headDim,
@@ -53,7 +59,7 @@ class KvCache {
     static constexpr int64_t kGrowthTokens = 256;
     void checkReserved(int64_t position) const;
 
-    int64_t layerCount_, headCount_, headDim_, rowWidth_, capacity_;
+    int64_t layerCount_, kvHeadCount_, headCount_, headDim_, rowWidth_, capacity_;
     int64_t size_ = 0;
     int64_t allocatedTokens_ = 0;
     std::vector<std::vector<float>> keys_, values_;  // per layer

@@ -24,4 +24,17 @@ struct CudaAvailability {
 
 CudaAvailability queryCudaDevices();
 
+// Where a model runs, as the user names it: "cpu", "cuda" (the first GPU) or "cuda:N".
+struct ComputeDevice {
+    enum class Kind { Cpu, Cuda };
+    Kind kind = Kind::Cpu;
+    int index = 0;  // the CUDA device's index
+
+    bool isCuda() const { return kind == Kind::Cuda; }
+    std::string name() const;  // "cpu" or "cuda:N"
+};
+
+// Throws Error for anything but cpu, cuda or cuda:N (N ≥ 0).
+ComputeDevice parseComputeDevice(const std::string& text);
+
 }  // namespace inferlens

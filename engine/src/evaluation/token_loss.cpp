@@ -44,7 +44,7 @@ TokenLoss scoreTokens(Generator& generator, std::span<const int32_t> ids, size_t
     // Prefill steps of a few tokens each, keeping the logits of every position: fast like a
     // prefill, with memory bounded by the chunk (ChatGLM2-6B: 64 × 65,024 floats = 16 MB).
     constexpr size_t kChunk = 64;
-    const auto vocab = size_t(generator.model().config().vocabSize);
+    const auto vocab = size_t(generator.config().vocabSize);
     std::vector<float> logits(kChunk * vocab);
     generator.reset();
     TokenLoss loss;

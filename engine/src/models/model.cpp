@@ -19,13 +19,20 @@ ForwardScratch::ForwardScratch(const ModelConfig& c)
       gate(c.ffnSize),
       up(c.ffnSize) {}
 
-Model::Model(ModelFiles files) : files_(std::move(files)) {
+Model::Model(ModelFiles files, bool placeForCpuKernels) : files_(std::move(files)) {
     weights_ = files_.architecture->bind(files_.config, [this](const std::string& name) {
         const auto found = files_.tensors.find(name);
         if (found == files_.tensors.end())
             throwFileError(files_.path, "missing tensor " + name);
         return &found->second;
     });
+    if (placeForCpuKernels)
+        placeForCpu();
+}
+
+void Model::placeForCpu() {
+    if (packed_)
+        return;
     // Every matrix a product reads, where its kernels read it fastest (backend/cpu/packed_rows.h;
     // the token embedding is only looked up by rows, unless the output layer shares it, and then
     // this is that view's copy).

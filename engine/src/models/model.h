@@ -48,11 +48,20 @@ struct ForwardScratch {
 
 class Model {
   public:
-    explicit Model(ModelFiles files);
-    static Model open(const std::string& path) { return Model(openModelFiles(path)); }
+    // `placeForCpu`: place the matrices where the CPU kernels read them fastest now (see
+    // placeForCpu()); a model that runs on a GPU skips that and is uploaded as stored.
+    explicit Model(ModelFiles files, bool placeForCpu = true);
+    static Model open(const std::string& path, bool placeForCpu = true) {
+        return Model(openModelFiles(path), placeForCpu);
+    }
+
+    // Repacks or copies every matrix a product reads into the layout the CPU kernels read fastest
+    // (backend/cpu/packed_rows.h). Idempotent; the CPU path works without it, only slower.
+    void placeForCpu();
 
     const ModelConfig& config() const { return files_.config; }
     const ModelFiles& files() const { return files_; }
+    const DecoderWeights& weights() const { return weights_; }
 
     // x = the embedding of `token`; throws Error for an id outside the vocabulary.
     void embed(int32_t token, std::span<float> x) const;

@@ -24,29 +24,6 @@ void packBlock(const std::byte* const* rows, int64_t b, std::byte* out) {
     }
 }
 
-// Block b of a group (rows[j] null for padding): scales, then the chunks (packed_rows.h). Four
-// bytes at a time, since packing runs over the whole model at load.
-void packBlock(DType dtype, const std::byte* const* rows, int64_t b, std::byte* out) {
-    const int64_t blockBytes = dtypeInfo(dtype).blockBytes;
-    const int chunks = dtype == DType::Q8_0 ? 8 : 4;
-    // Q8_0's values become unsigned (q + 128); padding is value 0 with scale 0.
-    const uint32_t flip = dtype == DType::Q8_0 ? 0x80808080u : 0u;
-    for (int j = 0; j < kPackedRows; ++j) {
-        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * blockBytes;
-        if (block == nullptr)
-            std::memset(out + 2 * j, 0, 2);
-        else
-            std::memcpy(out + 2 * j, block, 2);
-        for (int k = 0; k < chunks; ++k) {
-            uint32_t word = 0;
-            if (block != nullptr)
-                std::memcpy(&word, block + 2 + 4 * k, 4);
-            word ^= flip;
-            std::memcpy(out + kScaleBytes + 32 * k + 4 * j, &word, 4);
-        }
-    }
-}
-
 #if defined(__x86_64__)
 
 // Q8_0's chunk (biased weights u = q + 128) times activation bytes: VNNI multiplies unsigned by

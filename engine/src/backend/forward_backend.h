@@ -1,0 +1,44 @@
+#pragma once
+// Where a generator's forward passes run: the CPU (backend/cpu/cpu_forward.h) or an NVIDIA GPU
+// (backend/cuda/cuda_backend.h). A backend owns what one step works on — the residual streams of
+// the step's tokens, the KV cache, the intermediate activations — so the generator's double loop
+// (generator.h) is the same on every device: begin a step, run each layer, finish with the logits.
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "kv_cache.h"
+#include "models/model.h"
+
+namespace inferlens {
+
+class ForwardBackend {
+  public:
+    virtual ~ForwardBackend() = default;
+
+    virtual const ModelConfig& config() const = 0;
+    // "CPU (4 threads)", "cuda:0 (NVIDIA H200)": what the user is told runs the model.
+    virtual std::string deviceName() const = 0;
+    virtual int threadCount() const = 0;  // CPU threads of the products
+    virtual int64_t contextSize() const = 0;
+    virtual int64_t cachedTokens() const = 0;
+
+    // Embeds `tokens` as the residual streams of positions firstPosition .. firstPosition +
+    // count − 1 (firstPosition == cachedTokens()) and reserves their K/V rows. Throws Error for an
+    // id outside the vocabulary or tokens that do not fit.
+    virtual void beginStep(std::span<const int32_t> tokens, int64_t firstPosition) = 0;
+    // One decoder layer over the step's tokens; their K/V rows of this layer go to the cache. The
+    // recorder, if any, receives the attention weights of the heads it wants before this returns.
+    virtual void runLayer(int64_t layer, AttentionRecorder* recorder) = 0;
+    // The residual stream of the step's last token after the layers run so far.
+    virtual std::span<const float> lastHidden() = 0;
+    // Commits the step's K/V rows and writes the logits of its last `rows` tokens (row-major). A
+    // step that is begun but never finished leaves the cache as it was.
+    virtual void finishStep(std::span<float> logits, int64_t rows) = 0;
+
+    virtual void clearCache() = 0;
+    virtual KvCacheStats cacheStats() const = 0;
+};
+
+}  // namespace inferlens
