@@ -3,10 +3,15 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "arguments.h"
+#include "backend/cuda_backend.h"
 #include "commands.h"
+#include "core/error.h"
+#include "device_choice.h"
 #include "generator.h"
+#include "models/shape_presets.h"
 
 namespace inferlens::cli {
 namespace {
@@ -19,32 +24,98 @@ double peakResidentMegabytes() {
     return double(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
+double secondsBetween(Clock::time_point start, Clock::time_point end) {
+    return std::chrono::duration<double>(end - start).count();
+}
+
+// --capture-attention: every head of every layer delivered to a probe, as the attention panel
+// showing all of them would ask; the weights are summed so that nothing is optimised away.
+class CaptureEverything final : public Probe {
+  public:
+    ProbeInterest interest() const override {
+        ProbeInterest wanted;
+        wanted.attention = [](int64_t, int64_t) { return true; };
+        return wanted;
+    }
+    void onAttention(const AttentionEvent& event) override {
+        for (const float weight : event.weights)
+            total_ += weight;
+    }
+
+  private:
+    double total_ = 0.0;
+};
+
+// The model to measure: a file, or with --synth a known shape with random weights generated on
+// the GPU (sizes whose files would take gigabytes).
+struct BenchModel {
+    std::optional<Model> model;
+    std::unique_ptr<ForwardBackend> backend;
+    std::string name;
+    int64_t weightBytes = 0;  // of the file; 0 for synthetic weights
+};
+
+BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options) {
+    BenchModel bench;
+    if (const auto synth = args.value("synth")) {
+        if (!options.device.isCuda())
+            throw UsageError("--synth generates its weights on a GPU: it needs --device cuda[:N] "
+                             "and a usable GPU");
+        const std::string typeName = args.value("dtype").value_or("f16");
+        const auto dtype = dtypeFromName(typeName);
+        if (!dtype)
+            throw UsageError("--dtype: unknown type '" + typeName + "'");
+        const ModelConfig config = shapePreset(*synth);
+        bench.backend =
+            makeSyntheticCudaForward(config, *dtype, uint64_t(args.integer("seed", 1)),
+                                     options.device.index,
+                                     resolveContextSize(config, options.contextSize));
+        bench.name = "synthetic " + *synth + " " + typeName;
+        return bench;
+    }
+    bench.model.emplace(Model::open(args.modelPath(), !options.device.isCuda()));
+    bench.backend = makeBackend(*bench.model, options);
+    bench.name = bench.model->files().path;
+    bench.weightBytes = bench.model->files().weightBytes();
+    return bench;
+}
+
 }  // namespace
 
-// Opening the model (mapping the file, checking it, repacking what the CPU kernels want repacked),
-// then a prefill of --prompt-tokens ids and --gen-tokens greedy decode steps: the time to open,
-// tokens per second of each phase, time to first token, peak resident memory. The prompt is a fixed id sequence, so no
-// tokenizer is needed and runs are comparable across models with the same vocabulary size.
+// Opening the model (mapping the file, checking it, repacking what the CPU kernels want repacked,
+// or uploading it to the GPU), then a prefill of --prompt-tokens ids and --gen-tokens greedy
+// decode steps: the time to open, tokens per second of each phase, time to first token, peak
+// resident memory. The prompt is a fixed id sequence, so no tokenizer is needed and runs are
+// comparable across models with the same vocabulary size.
 int runBench(const Words& words) {
-    const Arguments args(words, {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size"},
-                         {"json"});
+    const Arguments args(words,
+                         {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device",
+                          "synth", "dtype", "seed"},
+                         {"json", "capture-attention"});
     const int64_t promptTokens = args.integer("prompt-tokens", 128);
     const int64_t genTokens = args.integer("gen-tokens", 32);
     if (promptTokens < 1 || genTokens < 1)
         throw UsageError("--prompt-tokens and --gen-tokens must be at least 1");
-    const auto opening = Clock::now();
-    const Model model = Model::open(args.modelPath());
-    const double openSeconds = std::chrono::duration<double>(Clock::now() - opening).count();
     GeneratorOptions options;
+    options.device = chooseDevice(args);
     options.contextSize = args.integer("ctx-size", 0);
     options.threads = int(args.integer("threads", 0));
-    Generator generator(model, options);
+    const auto opening = Clock::now();
+    BenchModel bench = openBenchModel(args, options);
+    const double openSeconds = secondsBetween(opening, Clock::now());
+    const std::string device = bench.backend->deviceName();
+    const int threads = bench.backend->threadCount();
+    const int64_t vocab = bench.backend->config().vocabSize;
+    CaptureEverything capture;
+    ProbeSet probes;
+    if (args.flag("capture-attention"))
+        probes.add(&capture);
+    Generator generator(std::move(bench.backend), true, &probes);
     if (promptTokens + genTokens > generator.contextSize())
         throw UsageError("prompt and generated tokens (" +
                          std::to_string(promptTokens + genTokens) + ") exceed the context of " +
                          std::to_string(generator.contextSize()) + " (--ctx-size)");
 
-    const int64_t vocab = model.config().vocabSize;
     std::vector<int32_t> prompt;
     for (int64_t i = 0; i < promptTokens; ++i)
         prompt.push_back(int32_t(3 + (i * 7919) % std::max<int64_t>(1, vocab - 3)));
@@ -61,11 +132,13 @@ int runBench(const Words& words) {
     }
     const auto end = Clock::now();
 
-    const double prefillSeconds = std::chrono::duration<double>(firstToken - start).count();
-    const double decodeSeconds = std::chrono::duration<double>(end - firstToken).count();
+    const double prefillSeconds = secondsBetween(start, firstToken);
+    const double decodeSeconds = secondsBetween(firstToken, end);
     const nlohmann::json result{
-        {"model", model.files().path},
-        {"threads", generator.threadCount()},
+        {"model", bench.name},
+        {"device", device},
+        {"threads", threads},
+        {"attention_capture", args.flag("capture-attention")},
         {"prompt_tokens", promptTokens},
         {"gen_tokens", genTokens},
         {"open_ms", openSeconds * 1000.0},
@@ -74,18 +147,21 @@ int runBench(const Words& words) {
         {"decode_tokens_per_s", genTokens > 1 ? double(genTokens - 1) / decodeSeconds : 0.0},
         {"ttft_ms", prefillSeconds * 1000.0},
         {"peak_rss_mb", peakResidentMegabytes()},
-        {"weight_bytes", model.files().weightBytes()},
+        {"weight_bytes", bench.weightBytes},
     };
     if (args.flag("json")) {
         std::printf("%s\n", result.dump().c_str());
     } else {
+        std::printf("device:  %s\n", device.c_str());
         std::printf("open:    %.1f ms (%.0f MB of weights)\n", result["open_ms"].get<double>(),
-                    double(model.files().weightBytes()) / 1e6);
+                    double(bench.weightBytes) / 1e6);
         std::printf("prefill: %lld tokens, %.2f tokens/s (time to first token %.1f ms)\n",
                     static_cast<long long>(promptTokens),
                     result["prefill_tokens_per_s"].get<double>(), result["ttft_ms"].get<double>());
-        std::printf("decode:  %lld tokens, %.2f tokens/s\n", static_cast<long long>(genTokens - 1),
-                    result["decode_tokens_per_s"].get<double>());
+        std::printf("decode:  %lld tokens, %.2f tokens/s%s\n",
+                    static_cast<long long>(genTokens - 1),
+                    result["decode_tokens_per_s"].get<double>(),
+                    args.flag("capture-attention") ? " (every attention head captured)" : "");
         std::printf("peak resident memory: %.0f MB\n", result["peak_rss_mb"].get<double>());
     }
     return 0;

@@ -28,7 +28,7 @@ int runChat(const Words& words) {
         messages.push_back({ChatRole::System, *system});
     }
     const std::vector<int32_t>& stops = chatTemplate.stopIds();
-    Generator generator(setup.model, setup.generator);
+    Generator generator(setup.makeBackend(), setup.generator.useKvCache);
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     const bool interactive = isatty(STDIN_FILENO);
     if (interactive)

@@ -18,7 +18,7 @@ int runGenerate(const Words& words) {
     const std::string prompt = args.required("prompt");
     GenerationSetup setup(args);
     const std::vector<int32_t> ids = setup.tokenizer.encode(prompt);
-    Generator generator(setup.model, setup.generator);
+    Generator generator(setup.makeBackend(), setup.generator.useKvCache);
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     const bool json = args.flag("json");
     TokenPrinter printer(sampler, setup.tokenizer, stdout, json);

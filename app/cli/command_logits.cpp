@@ -3,20 +3,22 @@
 #include "arguments.h"
 #include "commands.h"
 #include "core/error.h"
+#include "device_choice.h"
 #include "generator.h"
 #include "io/npy_writer.h"
 
 namespace inferlens::cli {
 
 int runLogits(const Words& words) {
-    const Arguments args(words, {"model", "ids", "out", "ctx-size"}, {"no-cache"});
+    const Arguments args(words, {"model", "ids", "out", "ctx-size", "device"}, {"no-cache"});
     const std::vector<int32_t> ids = args.integerList("ids");
     const std::string out = args.required("out");
-    const Model model = Model::open(args.modelPath());
     GeneratorOptions options;
+    options.device = chooseDevice(args);
     options.contextSize = args.integer("ctx-size", 0);
     options.useKvCache = !args.flag("no-cache");
-    Generator generator(model, options);
+    Model model = Model::open(args.modelPath(), !options.device.isCuda());
+    Generator generator(makeBackend(model, options), options.useKvCache);
     if (int64_t(ids.size()) > generator.contextSize())
         throw Error(std::to_string(ids.size()) + " ids do not fit in the context of " +
                     std::to_string(generator.contextSize()) + " tokens (--ctx-size)");

@@ -72,7 +72,7 @@ int runTrace(const Words& words) {
     ProbeSet probes;
     probes.add(&writer);
     probes.tokenized(prompt.info);
-    Generator generator(setup.model, setup.generator, &probes);
+    Generator generator(setup.makeBackend(), setup.generator.useKvCache, &probes);
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     SamplerChooser chooser(sampler);
     const std::vector<int32_t> ids = prompt.info.ids();

@@ -2,25 +2,10 @@
 
 #include <cstdio>
 
-#include "backend/devices.h"
+#include "device_choice.h"
 #include "tokenizer/chat_template.h"
 
 namespace inferlens::cli {
-namespace {
-
-// The CUDA backend arrives in a later version; say so rather than fail, and run on the CPU.
-void chooseDevice(const std::string& device) {
-    if (device == "cpu")
-        return;
-    if (device != "cuda" && device.rfind("cuda:", 0) != 0)
-        throw UsageError("--device must be cpu, cuda or cuda:N, not '" + device + "'");
-    const CudaAvailability cuda = queryCudaDevices();
-    std::fprintf(stderr, "inferlens-cli: %s; running on the CPU\n",
-                 cuda.devices.empty() ? cuda.message.c_str()
-                                      : "this version has no CUDA inference backend yet");
-}
-
-}  // namespace
 
 std::set<std::string> generationValueOptions() {
     return {"model",
@@ -49,8 +34,10 @@ std::set<std::string> with(std::set<std::string> names, std::initializer_list<co
 }
 
 GenerationSetup::GenerationSetup(const Arguments& args)
-    : model(Model::open(args.modelPath())), tokenizer(model.files()) {
-    chooseDevice(args.value("device").value_or("cpu"));
+    : device(chooseDevice(args)),
+      model(Model::open(args.modelPath(), !device.isCuda())),
+      tokenizer(model.files()) {
+    generator.device = device;
     sampling.seed = uint64_t(args.integer("seed", 0));
     sampling.temperature = float(args.number("temperature", sampling.temperature));
     sampling.topK = int32_t(args.integer("top-k", sampling.topK));

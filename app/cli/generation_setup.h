@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arguments.h"
+#include "device_choice.h"
 #include "generator.h"
 #include "sampling/sampling_params.h"
 #include "tokenizer/tokenizer.h"
@@ -22,7 +23,10 @@ std::set<std::string> generationFlags();
 
 struct GenerationSetup {
     explicit GenerationSetup(const Arguments& args);
+    // The generator's backend, on --device (device_choice.h).
+    std::unique_ptr<ForwardBackend> makeBackend() { return cli::makeBackend(model, generator); }
 
+    ComputeDevice device;  // before the model: it decides how the model is opened
     Model model;
     Tokenizer tokenizer;
     SamplingParams sampling;

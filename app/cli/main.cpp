@@ -40,7 +40,7 @@ commands:
            Mean next-token loss (nats/token) and perplexity of texts: FILE.jsonl holds one
            {"text": ...} document a line, any other file is one document. Each document is
            scored as training saw it: prefix tokens, the text, the end-of-sequence token.
-  logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N]
+  logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N] [--device D]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
            [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
@@ -57,8 +57,11 @@ commands:
            the tokens identical, and the time and FLOPs of the first 32, 64, 128, 256 tokens.
            Exits with 1 if the tokens differ.
 
-  bench    [--model PATH] [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--json]
-           Measure prefill and decode tokens/s, time to first token and peak memory.
+  bench    [--model PATH | --synth chatglm2-6b|tinyllama-1.1b [--dtype f16|bf16|q8_0|q4_0]]
+           [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--device D]
+           [--capture-attention] [--json]
+           Measure prefill and decode tokens/s, time to first token and peak memory. --synth
+           runs random weights of a known shape generated on the GPU (needs --device cuda).
 
 SAMPLING: --seed N --temperature X (0: greedy) --top-k N (0: off) --top-p X --min-p X
           --repeat-penalty X --repeat-last-n N --frequency-penalty X --presence-penalty X

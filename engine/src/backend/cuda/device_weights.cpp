@@ -195,6 +195,30 @@ bool DeviceWeights::anyReducedPrecision() const {
     return false;
 }
 
+namespace {
+
+Slot matrixSlot(const TensorView& view, DeviceMatrix& target) {
+    target.dtype = deviceDType(view.dtype);
+    target.rows = view.rows();
+    target.columns = view.columns();
+    return {&view, &target, nullptr, target.rows, target.columns, 0.0f, 0.0f};
+}
+
+}  // namespace
+
+int64_t matrixBytes(const TensorView& view) {
+    DeviceMatrix shape;
+    return slotBytes(matrixSlot(view, shape));
+}
+
+DeviceMatrix uploadMatrix(const TensorView& view, DeviceArena& arena) {
+    DeviceMatrix result;
+    Slot slot = matrixSlot(view, result);
+    place(slot, arena);
+    upload(slot);
+    return result;
+}
+
 WeightPlan planUpload(const ModelConfig& config, const DecoderWeights& weights) {
     DeviceWeights shapes;  // types and shapes only: nothing is allocated
     const int64_t bytes = totalBytes(layout(config, shapes, &weights, DType::F32));

@@ -50,6 +50,11 @@ struct WeightPlan {
 WeightPlan planUpload(const ModelConfig& config, const DecoderWeights& weights);
 WeightPlan planSynthetic(const ModelConfig& config, DType dtype);
 
+// One matrix as uploadWeights() places it, into `arena` (which needs matrixBytes(view) more):
+// how the kernel tests put their inputs on the device.
+int64_t matrixBytes(const TensorView& view);
+DeviceMatrix uploadMatrix(const TensorView& view, DeviceArena& arena);
+
 // Both run on the current device and return when the weights are in place.
 DeviceWeights uploadWeights(const ModelConfig& config, const DecoderWeights& weights);
 // `dtype`: F32, F16, BF16, Q8_0 or Q4_0 (Error otherwise).

@@ -1,0 +1,43 @@
+#include "device_choice.h"
+
+#include <cstdio>
+
+#include "backend/devices.h"
+#include "core/error.h"
+
+namespace inferlens::cli {
+
+ComputeDevice chooseDevice(const Arguments& args) {
+    ComputeDevice device;
+    try {
+        device = parseComputeDevice(args.value("device").value_or("cpu"));
+    } catch (const Error& error) {
+        throw UsageError(std::string("--device: ") + error.what());
+    }
+    if (!device.isCuda())
+        return device;
+    const CudaAvailability cuda = queryCudaDevices();
+    if (cuda.devices.empty()) {
+        std::fprintf(stderr, "inferlens-cli: %s; running on the CPU\n", cuda.message.c_str());
+        return {};
+    }
+    return device;
+}
+
+std::unique_ptr<ForwardBackend> makeBackend(Model& model, const GeneratorOptions& options) {
+    if (options.device.isCuda()) {
+        try {
+            auto backend = makeForwardBackend(model, options);
+            std::fprintf(stderr, "inferlens-cli: running on %s\n", backend->deviceName().c_str());
+            return backend;
+        } catch (const Error& error) {
+            std::fprintf(stderr, "inferlens-cli: %s; running on the CPU instead\n", error.what());
+        }
+    }
+    model.placeForCpu();
+    GeneratorOptions cpu = options;
+    cpu.device = {};
+    return makeForwardBackend(model, cpu);
+}
+
+}  // namespace inferlens::cli
