@@ -17,6 +17,7 @@
 #include "kv_experiment_chart_widget.h"
 #include "logit_lens_widget.h"
 #include "main_window.h"
+#include "models/shape_presets.h"
 #include "sampling_controls.h"
 #include "step_costs_view.h"
 #include "support/test_models.h"
@@ -67,7 +68,7 @@ class TestGuiTeaching : public QObject {
 
     void tourFiguresForChatGlm2_6b() {
         TourFacts facts;
-        facts.config = test::chatGlm2_6bConfig();
+        facts.config = shapePreset("chatglm2-6b");
         facts.contextSize = 4096;
         facts.chatTemplate = QStringLiteral("chatglm2");
         facts.promptTokens = 17;

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "generator.h"
+#include "models/shape_presets.h"
 #include "reference/reference_forward.h"
 #include "support/test_models.h"
 #include "teaching/kv_cache_experiment.h"
@@ -101,7 +102,7 @@ class TestTeaching : public QObject {
     }
 
     void chatGlm2PrefillShapesAndFlops() {
-        const StepCosts costs = stepCosts(test::chatGlm2_6bConfig(), 17, 0, 2);
+        const StepCosts costs = stepCosts(shapePreset("chatglm2-6b"), 17, 0, 2);
         QCOMPARE(costs.stages.size(), size_t(14));
         for (size_t i = 0; i < costs.stages.size(); ++i)
             QCOMPARE(int(costs.stages[i].stage), int(i));  // one per Stage, in order
@@ -131,7 +132,7 @@ class TestTeaching : public QObject {
     }
 
     void decodeIsMemoryBoundAndPrefillComputeBound() {
-        const StepCosts decode = stepCosts(test::chatGlm2_6bConfig(), 1, 17, 2);
+        const StepCosts decode = stepCosts(shapePreset("chatglm2-6b"), 1, 17, 2);
         QCOMPARE(decode.stage(Stage::ScoresSoftmax).shape, (Shape{1, 32, 1, 18}));
         QCOMPARE(decode.stage(Stage::ScoresSoftmax).flops, 18.0 * 32 * (2 * 128 + 5));
         QVERIFY2(decode.intensity() < 2, qPrintable(QString::number(decode.intensity())));
@@ -142,9 +143,9 @@ class TestTeaching : public QObject {
             weightBytes += stage.weightBytes * (stageRepeatsPerLayer(stage.stage) ? 28 : 1);
         QCOMPARE(weightBytes, 2.0 * (6243584000.0 - 65023.0 * 4096));
 
-        const StepCosts prefill = stepCosts(test::chatGlm2_6bConfig(), 512, 0, 2);
+        const StepCosts prefill = stepCosts(shapePreset("chatglm2-6b"), 512, 0, 2);
         QVERIFY2(prefill.intensity() > 100, qPrintable(QString::number(prefill.intensity())));
-        QVERIFY_THROWS_EXCEPTION(Error, stepCosts(test::chatGlm2_6bConfig(), 0, 0, 2));
+        QVERIFY_THROWS_EXCEPTION(Error, stepCosts(shapePreset("chatglm2-6b"), 0, 0, 2));
     }
 
     void llamaShapesAreBatchFirst() {
@@ -158,8 +159,8 @@ class TestTeaching : public QObject {
     }
 
     void kvBytesPerTokenAndNames() {
-        QCOMPARE(kvBytesPerToken(test::chatGlm2_6bConfig(), 2), int64_t(28 * 1024));
-        QCOMPARE(kvBytesPerToken(test::chatGlm2_6bConfig(), 2, true), int64_t(448 * 1024));
+        QCOMPARE(kvBytesPerToken(shapePreset("chatglm2-6b"), 2), int64_t(28 * 1024));
+        QCOMPARE(kvBytesPerToken(shapePreset("chatglm2-6b"), 2, true), int64_t(448 * 1024));
         QCOMPARE(kvBytesPerToken(llama7b(), 2), int64_t(512 * 1024));
         QCOMPARE(formatShape({17, 1, 4096}), std::string("[17, 1, 4096]"));
         QCOMPARE(formatShape({}), std::string("[]"));

@@ -59,17 +59,17 @@ BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options
     BenchModel bench;
     if (const auto synth = args.value("synth")) {
         if (!options.device.isCuda())
-            throw UsageError("--synth generates its weights on a GPU: it needs --device cuda[:N] "
-                             "and a usable GPU");
+            throw UsageError(
+                "--synth generates its weights on a GPU: it needs --device cuda[:N] "
+                "and a usable GPU");
         const std::string typeName = args.value("dtype").value_or("f16");
         const auto dtype = dtypeFromName(typeName);
         if (!dtype)
             throw UsageError("--dtype: unknown type '" + typeName + "'");
         const ModelConfig config = shapePreset(*synth);
-        bench.backend =
-            makeSyntheticCudaForward(config, *dtype, uint64_t(args.integer("seed", 1)),
-                                     options.device.index,
-                                     resolveContextSize(config, options.contextSize));
+        bench.backend = makeSyntheticCudaForward(config, *dtype, uint64_t(args.integer("seed", 1)),
+                                                 options.device.index,
+                                                 resolveContextSize(config, options.contextSize));
         bench.name = "synthetic " + *synth + " " + typeName;
         return bench;
     }

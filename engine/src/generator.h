@@ -22,7 +22,7 @@ namespace inferlens {
 struct GeneratorOptions {
     int64_t contextSize = 0;  // tokens the cache holds; 0: the model's context, at most 4096
     bool useKvCache = true;
-    int threads = 1;  // CPU threads for the matrix products; 0: one per hardware thread
+    int threads = 1;       // CPU threads for the matrix products; 0: one per hardware thread
     ComputeDevice device;  // where the forward passes run
 };
 

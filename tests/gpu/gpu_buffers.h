@@ -71,8 +71,7 @@ class DeviceScratch {
     }
     int64_t* position(int64_t value) {
         auto* device = arena_.take<int64_t>(1);
-        INFERLENS_CUDA_CHECK(
-            cudaMemcpy(device, &value, sizeof value, cudaMemcpyHostToDevice));
+        INFERLENS_CUDA_CHECK(cudaMemcpy(device, &value, sizeof value, cudaMemcpyHostToDevice));
         return device;
     }
     cuda::DeviceMatrix matrix(const HostMatrix& host) {

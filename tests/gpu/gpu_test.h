@@ -98,10 +98,12 @@ inline int runAll() {
 
 }  // namespace inferlens::gputest
 
-#define GPU_TEST(name)                                                              \
-    static void name();                                                             \
+#define GPU_TEST(name)                                                            \
+    static void name();                                                           \
     static const ::inferlens::gputest::Register name##Registration(#name, &name); \
     static void name()
 
-#define GPU_TEST_MAIN() \
-    int main() { return ::inferlens::gputest::runAll(); }
+#define GPU_TEST_MAIN()                        \
+    int main() {                               \
+        return ::inferlens::gputest::runAll(); \
+    }

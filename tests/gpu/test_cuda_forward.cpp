@@ -67,14 +67,14 @@ SyntheticModelOptions shape(const char* architecture, int64_t kvHeads, DType dty
 // quantizes activations to 8 bits (as llama.cpp does) while the GPU does not.
 double logitTolerance(DType dtype) {
     switch (dtype) {
-    case DType::F32:
-        return 1e-4;
-    case DType::F16:
-        return 5e-3;
-    case DType::BF16:
-        return 2e-2;
-    default:
-        return 4e-2;
+        case DType::F32:
+            return 1e-4;
+        case DType::F16:
+            return 5e-3;
+        case DType::BF16:
+            return 2e-2;
+        default:
+            return 4e-2;
     }
 }
 
@@ -91,8 +91,8 @@ std::unique_ptr<ForwardBackend> cpuBackend(const Model& model, int64_t context) 
 
 // Prefill `promptLength` tokens (every position's logits), then `steps` greedy decode steps on
 // each backend, feeding each the tokens it chose itself.
-void compareRuns(const std::string& name, const Model& model, int64_t promptLength,
-                 int64_t steps, double tolerance, bool sameTokens) {
+void compareRuns(const std::string& name, const Model& model, int64_t promptLength, int64_t steps,
+                 double tolerance, bool sameTokens) {
     const int64_t vocab = model.config().vocabSize, context = model.config().contextLength;
     Generator cpu(cpuBackend(model, context));
     Generator gpu(makeCudaForward(model, 0, context));
@@ -159,9 +159,9 @@ GPU_TEST(logitsAndGreedyTokensMatchTheCpuForGlmAndLlama) {
         {"llama f32 multi-query", shape("llama", 1, DType::F32)},
     };
     for (const ModelCase& c : cases) {
-        const std::string path = directory.file(std::to_string(&c - cases.data()) +
-                                                (c.options.format == ModelFormat::Gguf ? ".gguf"
-                                                                                       : ""));
+        const std::string path =
+            directory.file(std::to_string(&c - cases.data()) +
+                           (c.options.format == ModelFormat::Gguf ? ".gguf" : ""));
         writeSyntheticModel(c.options, path);
         const Model model = Model::open(path);
         compareRuns(c.name, model, 9, 12, logitTolerance(DType::F32), true);
@@ -172,13 +172,14 @@ GPU_TEST(everyWeightTypeStaysWithinItsToleranceOfTheCpu) {
     TemporaryDirectory directory;
     for (const char* architecture : {"chatglm", "llama"})
         for (const DType dtype : {DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_K}) {
-            const std::string name = std::string(architecture) + " " + std::string(dtypeName(dtype));
+            const std::string name =
+                std::string(architecture) + " " + std::string(dtypeName(dtype));
             const std::string path = directory.file(name + ".gguf");
             writeSyntheticModel(shape(architecture, 2, dtype), path);
             const Model model = Model::open(path);
             // Both backends are fed the CPU's tokens, so the comparison stays step by step.
-            compareRuns(name, model, 9, 6, logitTolerance(dtype == DType::Q4_K ? DType::Q4_0 : dtype),
-                        false);
+            compareRuns(name, model, 9, 6,
+                        logitTolerance(dtype == DType::Q4_K ? DType::Q4_0 : dtype), false);
         }
 }
 

@@ -44,25 +44,22 @@ double productTolerance(DType dtype, int64_t tokens) {
 }
 
 std::string label(const char* what, DType dtype, int64_t rows, int64_t columns, int64_t tokens) {
-    return std::string(what) + " " + std::string(dtypeName(dtype)) + " [" +
-           std::to_string(rows) + "x" + std::to_string(columns) + "] x " +
-           std::to_string(tokens) + " tokens";
+    return std::string(what) + " " + std::string(dtypeName(dtype)) + " [" + std::to_string(rows) +
+           "x" + std::to_string(columns) + "] x " + std::to_string(tokens) + " tokens";
 }
 
-void checkProducts(DType dtype, int64_t rows, int64_t columns) {
+void checkProducts(DType dtype, int64_t rows, int64_t columns, float amplitude = 1.0f) {
     const HostMatrix w(dtype, rows, columns, 7);
     for (const int64_t tokens : {int64_t(1), int64_t(3), int64_t(77)}) {
-        const std::vector<float> x = randomValues(size_t(tokens * columns), 11);
+        const std::vector<float> x = randomValues(size_t(tokens * columns), 11, amplitude);
         DeviceScratch scratch(cuda::matrixBytes(w.view) + 4 * (tokens * (rows + columns)) +
                               (int64_t(1) << 16));
         const cuda::DeviceMatrix device = scratch.matrix(w);
         const float* xDevice = scratch.upload(x);
         float* y = scratch.zeros<float>(tokens * rows);
-        const cuda::ProductLimits limits{tokens, columns,
-                                         dtype == DType::Q8_0 || dtype == DType::Q4_0
-                                             ? rows * columns
-                                             : 0,
-                                         dtype != DType::F32};
+        const cuda::ProductLimits limits{
+            tokens, columns, dtype == DType::Q8_0 || dtype == DType::Q4_0 ? rows * columns : 0,
+            dtype != DType::F32};
         cuda::DeviceArena work(cuda::DeviceProducts::workBytes(limits) + 256);
         cuda::DeviceProducts products(nullptr, limits, work);
         products.multiply(device, xDevice, tokens, y);
@@ -84,6 +81,12 @@ GPU_TEST(productsOfEveryDeviceTypeMatchTheExactSum) {
         checkProducts(dtype, 19, 44);
 }
 
+GPU_TEST(activationsBeyondTheHalfRangeDoNotOverflowThePrefillProducts) {
+    // Values up to 2·10⁵ (F16 ends at 65504): the prefill's rows are scaled into range.
+    for (const DType dtype : {DType::F16, DType::Q8_0, DType::Q4_0})
+        checkProducts(dtype, 40, 512, 2e5f);
+}
+
 GPU_TEST(otherBlockTypesAreUploadedAsHalfAndStillMultiplyCorrectly) {
     // Q4_K's 256-value blocks have no GPU kernel: they are decoded at upload to F16.
     const HostMatrix w(DType::Q4_K, 16, 512, 5);
@@ -95,8 +98,8 @@ GPU_TEST(otherBlockTypesAreUploadedAsHalfAndStillMultiplyCorrectly) {
     float* y = scratch.zeros<float>(16);
     cuda::gemv(device, xDevice, y, nullptr);
     // The F16 rounding of the decoded weights is the only difference from the exact sum.
-    expectClose("gemv of a Q4_K matrix uploaded as F16", download(y, 16),
-                referenceProduct(w, x, 1), 2e-3);
+    expectClose("gemv of a Q4_K matrix uploaded as F16", download(y, 16), referenceProduct(w, x, 1),
+                2e-3);
 }
 
 GPU_TEST(dequantizedBlocksAndEmbeddingRowsEqualTheHostDecoding) {
@@ -121,12 +124,12 @@ GPU_TEST(dequantizedBlocksAndEmbeddingRowsEqualTheHostDecoding) {
         cuda::dequantizeToHalf(device, halves, nullptr);
         INFERLENS_CUDA_CHECK(cudaDeviceSynchronize());
         std::vector<uint16_t> bits(50 * 96);
-        INFERLENS_CUDA_CHECK(cudaMemcpy(bits.data(), halves, bits.size() * 2,
-                                        cudaMemcpyDeviceToHost));
+        INFERLENS_CUDA_CHECK(
+            cudaMemcpy(bits.data(), halves, bits.size() * 2, cudaMemcpyDeviceToHost));
         std::vector<float> asFloats(bits.size());
         std::transform(bits.begin(), bits.end(), asFloats.begin(), halfToFloat);
-        expectClose("dequantized to f16 " + std::string(dtypeName(dtype)), asFloats,
-                    table.decoded, 1e-3);
+        expectClose("dequantized to f16 " + std::string(dtypeName(dtype)), asFloats, table.decoded,
+                    1e-3);
     }
 }
 
@@ -137,8 +140,8 @@ GPU_TEST(perTokenOperationsMatchTheCpu) {
     std::vector<float> weight = randomValues(width, 2);
     for (float& w : weight)
         w += 1.0f;
-    TensorView weightView{"w", DType::F32, {width}, reinterpret_cast<const std::byte*>(weight.data()),
-                          width * 4};
+    TensorView weightView{
+        "w", DType::F32, {width}, reinterpret_cast<const std::byte*>(weight.data()), width * 4};
 
     // RMSNorm
     const float* xDevice = scratch.upload(x);
@@ -223,8 +226,8 @@ GPU_TEST(attentionMatchesADoublePrecisionSoftmaxForEveryHeadGrouping) {
                         out, nullptr);
         const std::vector<float> firstProbabilities =
             download(probabilities, size_t(3 * heads * capacity));
-        cuda::attention(queries + 3 * heads * headDim, keysDevice, valuesDevice, shape, 4,
-                        position, 3, probabilities, out + 3 * heads * headDim, nullptr);
+        cuda::attention(queries + 3 * heads * headDim, keysDevice, valuesDevice, shape, 4, position,
+                        3, probabilities, out + 3 * heads * headDim, nullptr);
         const std::vector<float> laterProbabilities =
             download(probabilities, size_t(4 * heads * capacity));
 
@@ -248,7 +251,8 @@ GPU_TEST(attentionMatchesADoublePrecisionSoftmaxForEveryHeadGrouping) {
                 for (int64_t d = 0; d < headDim; ++d) {
                     double sum = 0.0;
                     for (int64_t k = 0; k < keysSeen; ++k)
-                        sum += scores[size_t(k)] / total * cacheValues[k * kvWidth + g * headDim + d];
+                        sum +=
+                            scores[size_t(k)] / total * cacheValues[k * kvWidth + g * headDim + d];
                     expectedOut[(t * heads + h) * headDim + d] = float(sum);
                 }
                 const std::vector<float>& launch = t < 3 ? firstProbabilities : laterProbabilities;
@@ -258,12 +262,12 @@ GPU_TEST(attentionMatchesADoublePrecisionSoftmaxForEveryHeadGrouping) {
                     expectedProbabilities.push_back(float(scores[size_t(k)] / total));
                 }
             }
-        const std::string grouping = std::to_string(heads) + " heads over " +
-                                     std::to_string(kvHeads) + " KV heads";
+        const std::string grouping =
+            std::to_string(heads) + " heads over " + std::to_string(kvHeads) + " KV heads";
         expectClose("attention output, " + grouping, download(out, query.size()), expectedOut,
                     1e-5);
-        expectClose("attention probabilities, " + grouping, gotProbabilities,
-                    expectedProbabilities, 1e-5);
+        expectClose("attention probabilities, " + grouping, gotProbabilities, expectedProbabilities,
+                    1e-5);
     }
 }
 

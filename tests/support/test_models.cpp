@@ -63,22 +63,6 @@ std::string pieceAsText(const std::string& piece) {
     return text;
 }
 
-ModelConfig chatGlm2_6bConfig() {
-    ModelConfig c;
-    c.architecture = "chatglm";
-    c.layerCount = 28;
-    c.hiddenSize = 4096;
-    c.headCount = 32;
-    c.kvHeadCount = 2;
-    c.headDim = 128;
-    c.ffnSize = 13696;
-    c.vocabSize = 65024;
-    c.contextLength = 32768;
-    c.ropeDims = 64;
-    c.qkvBias = true;
-    return c;
-}
-
 std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed) {
     std::vector<int32_t> ids;
     uint64_t state = seed;

@@ -29,10 +29,6 @@ double normalisedError(const std::vector<float>& a, const std::vector<float>& b)
 // A sentencepiece piece as text: its "▁" marks become spaces.
 std::string pieceAsText(const std::string& piece);
 
-// ChatGLM2-6B's configuration as its config.json describes it (DESIGN.md §4): for figures that
-// need the real model's shape but not its weights.
-ModelConfig chatGlm2_6bConfig();
-
 // A deterministic id sequence inside [0, vocab).
 std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed = 7);
 

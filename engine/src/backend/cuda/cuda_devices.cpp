@@ -12,13 +12,16 @@ CudaAvailability queryCudaDevices() {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
+        cudaGetLastError();
         result.message = std::string("no usable CUDA device: ") + cudaGetErrorString(status);
         return result;
     }
     for (int index = 0; index < count; ++index) {
         cudaDeviceProp properties{};
-        if (cudaGetDeviceProperties(&properties, index) != cudaSuccess)
+        if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) {
+            cudaGetLastError();  // not to be reported again by the next launch check
             continue;
+        }
         result.devices.push_back({index, properties.name, int64_t(properties.totalGlobalMem),
                                   properties.major, properties.minor});
     }

@@ -35,8 +35,8 @@ struct CudaForward::Work {
     float* residual = nullptr;         // [capacity, H]: a prefill may fill the context
     float *normed = nullptr, *query = nullptr, *key = nullptr, *value = nullptr;  // [chunk, ·]
     float *attended = nullptr, *projected = nullptr, *gate = nullptr, *up = nullptr;
-    float* probabilities = nullptr;  // [attention chunk, heads, capacity]
-    float* logits = nullptr;         // [kLogitChunk, vocabulary]
+    float* probabilities = nullptr;              // [attention chunk, heads, capacity]
+    float* logits = nullptr;                     // [kLogitChunk, vocabulary]
     std::vector<float*> cacheKeys, cacheValues;  // per layer, [capacity, KV]
 
     // Sizes (take == nullptr) or places every buffer; returns the bytes.
@@ -79,12 +79,14 @@ void CudaForward::StreamDeleter::operator()(cudaStream_t stream) const {
 std::string describeDevice(int deviceIndex) {
     int count = 0;
     const cudaError_t status = cudaGetDeviceCount(&count);
-    if (status != cudaSuccess)
+    if (status != cudaSuccess) {
+        cudaGetLastError();  // not to be reported again by the next launch check
         throw Error(std::string("no usable CUDA device: ") + cudaGetErrorString(status));
+    }
     if (deviceIndex < 0 || deviceIndex >= count)
         throw Error("there is no CUDA device " + std::to_string(deviceIndex) +
-                    ": this machine has " + std::to_string(count) + " (cuda:0 .. cuda:" +
-                    std::to_string(count - 1) + ")");
+                    ": this machine has " + std::to_string(count) +
+                    " (cuda:0 .. cuda:" + std::to_string(count - 1) + ")");
     cudaDeviceProp properties{};
     INFERLENS_CUDA_CHECK(cudaGetDeviceProperties(&properties, deviceIndex));
     return "cuda:" + std::to_string(deviceIndex) + " (" + properties.name + ")";
@@ -101,8 +103,8 @@ CudaForward::CudaForward(const ModelConfig& config, int deviceIndex, int64_t con
     INFERLENS_CUDA_CHECK(cudaSetDevice(device_));
     const ModelConfig& c = config_;
     const int64_t chunk = std::min(kChunkTokens, capacity_);
-    attentionChunk_ = std::clamp<int64_t>(kProbabilityBudget / (c.headCount * capacity_ * 4), 1,
-                                          chunk);
+    attentionChunk_ =
+        std::clamp<int64_t>(kProbabilityBudget / (c.headCount * capacity_ * 4), 1, chunk);
     const ProductLimits limits{chunk, std::max({c.hiddenSize, c.queryWidth(), c.ffnSize}),
                                plan.largestBlockMatrix, plan.reducedPrecision};
     auto work = std::make_unique<Work>();
@@ -154,7 +156,9 @@ void CudaForward::beginStep(std::span<const int32_t> tokens, int64_t firstPositi
     if (firstPosition != size_)
         throw Error("position " + std::to_string(firstPosition) + " does not follow the " +
                     std::to_string(size_) + " tokens in the KV cache");
-    if (count < 1 || count > capacity_ - size_)
+    if (count < 1)
+        throw Error("a step needs at least one token");
+    if (count > capacity_ - size_)
         throw Error("the KV cache is full: " + std::to_string(size_) + " of " +
                     std::to_string(capacity_) + " tokens held, " + std::to_string(count) +
                     " more do not fit");
@@ -224,11 +228,12 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
     product(layer.query, w.normed, count, w.query);
     product(layer.key, w.normed, count, w.key);
     product(layer.value, w.normed, count, w.value);
-    if (layer.queryBias != nullptr) {
+    if (layer.queryBias != nullptr)
         addBias(layer.queryBias, count, queryWidth, w.query, stream_);
+    if (layer.keyBias != nullptr)
         addBias(layer.keyBias, count, kvWidth, w.key, stream_);
+    if (layer.valueBias != nullptr)
         addBias(layer.valueBias, count, kvWidth, w.value, stream_);
-    }
     // The cache holds rotated keys.
     const RopeShape queries{c.headCount, c.headDim, c.ropeDims, c.ropeBase, c.ropePairing};
     const RopeShape keys{c.kvHeadCount, c.headDim, c.ropeDims, c.ropeBase, c.ropePairing};
@@ -242,8 +247,8 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
     for (int64_t first = 0; first < count; first += attentionChunk_) {
         const int64_t queriesNow = std::min(attentionChunk_, count - first);
         attention(w.query + first * queryWidth, cacheKeys, cacheValues, shape, queriesNow,
-                  w.firstPosition, offset + first, w.probabilities,
-                  w.attended + first * queryWidth, stream_);
+                  w.firstPosition, offset + first, w.probabilities, w.attended + first * queryWidth,
+                  stream_);
         if (copyProbabilities && !wantedHeads_.empty())
             copyWantedProbabilities(offset + first, queriesNow);
     }
@@ -267,7 +272,8 @@ void CudaForward::replayDecodeLayer(int64_t layer) {
         try {
             enqueueLayer(layer, 0, 1, false);
         } catch (...) {
-            cudaStreamEndCapture(stream_, &graph);
+            cudaStreamEndCapture(stream_, &graph);  // reports the invalidated capture …
+            cudaGetLastError();                     // … which must not be blamed on a later call
             if (graph != nullptr)
                 cudaGraphDestroy(graph);
             throw;
@@ -325,8 +331,7 @@ void CudaForward::finishStep(std::span<float> logits, int64_t rows) {
                 c.rmsNormEps, w.normed, stream_);
         product(weights_.output, w.normed, count, w.logits);
         INFERLENS_CUDA_CHECK(cudaMemcpyAsync(logits.data() + (row - firstRow) * c.vocabSize,
-                                             w.logits,
-                                             size_t(count * c.vocabSize) * sizeof(float),
+                                             w.logits, size_t(count * c.vocabSize) * sizeof(float),
                                              cudaMemcpyDeviceToHost, stream_));
     }
     INFERLENS_CUDA_CHECK(cudaStreamSynchronize(stream_));

@@ -24,22 +24,21 @@ __device__ __forceinline__ float bf16Bits(uint16_t bits) {
 __device__ __forceinline__ float decodeValue(const DeviceMatrix& w, int64_t row, int64_t column) {
     const int64_t index = row * w.columns + column;
     switch (w.dtype) {
-    case DType::F32:
-        return static_cast<const float*>(w.values)[index];
-    case DType::F16:
-        return halfBits(static_cast<const uint16_t*>(w.values)[index]);
-    case DType::BF16:
-        return bf16Bits(static_cast<const uint16_t*>(w.values)[index]);
-    case DType::Q8_0:
-        return halfBits(w.scales[index / kQuantBlock]) *
-               float(static_cast<const int8_t*>(w.values)[index]);
-    default: {  // Q4_0: byte j of a block holds value j (low nibble) and j + 16 (high nibble)
-        const int64_t block = index / kQuantBlock, inBlock = index % kQuantBlock;
-        const uint8_t byte =
-            static_cast<const uint8_t*>(w.values)[block * 16 + (inBlock & 15)];
-        const int nibble = inBlock < 16 ? (byte & 15) : (byte >> 4);
-        return halfBits(w.scales[block]) * float(nibble - 8);
-    }
+        case DType::F32:
+            return static_cast<const float*>(w.values)[index];
+        case DType::F16:
+            return halfBits(static_cast<const uint16_t*>(w.values)[index]);
+        case DType::BF16:
+            return bf16Bits(static_cast<const uint16_t*>(w.values)[index]);
+        case DType::Q8_0:
+            return halfBits(w.scales[index / kQuantBlock]) *
+                   float(static_cast<const int8_t*>(w.values)[index]);
+        default: {  // Q4_0: byte j of a block holds value j (low nibble) and j + 16 (high nibble)
+            const int64_t block = index / kQuantBlock, inBlock = index % kQuantBlock;
+            const uint8_t byte = static_cast<const uint8_t*>(w.values)[block * 16 + (inBlock & 15)];
+            const int nibble = inBlock < 16 ? (byte & 15) : (byte >> 4);
+            return halfBits(w.scales[block]) * float(nibble - 8);
+        }
     }
 }
 

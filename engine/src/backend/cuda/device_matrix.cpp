@@ -4,14 +4,14 @@ namespace inferlens::cuda {
 
 bool isDeviceDType(DType dtype) {
     switch (dtype) {
-    case DType::F32:
-    case DType::F16:
-    case DType::BF16:
-    case DType::Q8_0:
-    case DType::Q4_0:
-        return true;
-    default:
-        return false;
+        case DType::F32:
+        case DType::F16:
+        case DType::BF16:
+        case DType::Q8_0:
+        case DType::Q4_0:
+            return true;
+        default:
+            return false;
     }
 }
 
@@ -22,14 +22,14 @@ DType deviceDType(DType dtype) {
 int64_t DeviceMatrix::valueBytes() const {
     const int64_t count = rows * columns;
     switch (dtype) {
-    case DType::F32:
-        return count * 4;
-    case DType::Q8_0:
-        return count;
-    case DType::Q4_0:
-        return count / 2;
-    default:  // F16, BF16
-        return count * 2;
+        case DType::F32:
+            return count * 4;
+        case DType::Q8_0:
+            return count;
+        case DType::Q4_0:
+            return count / 2;
+        default:  // F16, BF16
+            return count * 2;
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -56,6 +57,7 @@ PinnedBuffer::~PinnedBuffer() {
 void PinnedBuffer::reserve(int64_t bytes) {
     if (bytes <= size_)
         return;
+    const int64_t previous = size_;
     if (data_ != nullptr) {
         // A copy into the old buffer may still be in flight.
         INFERLENS_CUDA_CHECK(cudaDeviceSynchronize());
@@ -63,8 +65,11 @@ void PinnedBuffer::reserve(int64_t bytes) {
         data_ = nullptr;
         size_ = 0;
     }
-    INFERLENS_CUDA_CHECK(cudaMallocHost(&data_, size_t(bytes)));
-    size_ = bytes;
+    // Doubling: a decode step's probe rows grow by one key per step, and each growth waits for the
+    // GPU.
+    const int64_t grown = std::max(bytes, 2 * previous);
+    INFERLENS_CUDA_CHECK(cudaMallocHost(&data_, size_t(grown)));
+    size_ = grown;
 }
 
 }  // namespace inferlens::cuda

@@ -2,11 +2,13 @@
 // y = W · x on the GPU for the tokens of a step: the GEMV kernels for one token (a decode step,
 // bound by reading the weights once) and cuBLAS for more (a prefill, bound by arithmetic), always
 // accumulating in f32. cuBLAS takes F32, F16 and BF16 weights as they are, with the activations
-// rounded to the weights' type; Q8_0/Q4_0 matrices are dequantized to F16 first, one matrix at a
-// time, into a buffer sized for the largest.
+// rounded to the weights' type (F16 rows scaled into its range where needed); Q8_0/Q4_0 matrices
+// are dequantized to F16 first, one matrix at a time, into a buffer sized for the largest.
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+#include <memory>
 
 #include "backend/cuda/device_matrix.h"
 #include "backend/cuda/device_memory.h"
@@ -25,7 +27,6 @@ class DeviceProducts {
     static int64_t workBytes(const ProductLimits& limits);
     // Takes its buffers from `work`.
     DeviceProducts(cudaStream_t stream, const ProductLimits& limits, DeviceArena& work);
-    ~DeviceProducts();
     DeviceProducts(const DeviceProducts&) = delete;
     DeviceProducts& operator=(const DeviceProducts&) = delete;
 
@@ -34,8 +35,12 @@ class DeviceProducts {
 
   private:
     cudaStream_t stream_;
-    cublasHandle_t handle_ = nullptr;
-    uint16_t* activations_ = nullptr;   // x rounded to F16/BF16
+    struct HandleDeleter {
+        void operator()(cublasHandle_t handle) const;
+    };
+    std::unique_ptr<cublasContext, HandleDeleter> handle_;
+    uint16_t* activations_ = nullptr;  // x rounded to F16/BF16
+    float* rowScales_ = nullptr;       // what F16 rows were divided by (kernels.h)
     uint16_t* dequantized_ = nullptr;  // a block matrix as F16
 };
 

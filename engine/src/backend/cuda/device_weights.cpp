@@ -52,17 +52,19 @@ std::vector<Slot> layout(const ModelConfig& c, DeviceWeights& w, const DecoderWe
     for (int64_t i = 0; i < c.layerCount; ++i) {
         DeviceLayer& layer = w.layers[size_t(i)];
         const LayerWeights* from = source ? &source->layers[size_t(i)] : nullptr;
-        const bool biases = source ? from->queryBias.has_value() : c.qkvBias;
+        // A file's biases are bound one by one; a synthetic model has all three or none.
+        const auto bias = [&](const float*& target, const std::optional<TensorView>* view,
+                              int64_t size) {
+            if (from ? view->has_value() : c.qkvBias)
+                vector(target, from ? optionalView(*view) : nullptr, size, 0.0f, 0.02f);
+        };
         vector(layer.attentionNorm, from ? viewOf(from->attentionNorm) : nullptr, h, 1.0f, 0.1f);
         matrix(layer.query, from ? &from->query : nullptr, q, h, amplitude(h));
         matrix(layer.key, from ? &from->key : nullptr, kv, h, amplitude(h));
         matrix(layer.value, from ? &from->value : nullptr, kv, h, amplitude(h));
-        if (biases) {
-            vector(layer.queryBias, from ? optionalView(from->queryBias) : nullptr, q, 0.0f, 0.02f);
-            vector(layer.keyBias, from ? optionalView(from->keyBias) : nullptr, kv, 0.0f, 0.02f);
-            vector(layer.valueBias, from ? optionalView(from->valueBias) : nullptr, kv, 0.0f,
-                   0.02f);
-        }
+        bias(layer.queryBias, from ? &from->queryBias : nullptr, q);
+        bias(layer.keyBias, from ? &from->keyBias : nullptr, kv);
+        bias(layer.valueBias, from ? &from->valueBias : nullptr, kv);
         matrix(layer.attentionOutput, from ? &from->attentionOutput : nullptr, h, q, amplitude(q));
         vector(layer.ffnNorm, from ? viewOf(from->ffnNorm) : nullptr, h, 1.0f, 0.1f);
         matrix(layer.ffnGate, from ? &from->ffnGate : nullptr, f, h, amplitude(h));
@@ -172,9 +174,9 @@ void tieOutput(DeviceWeights& w) {
 std::vector<const DeviceMatrix*> DeviceWeights::productMatrices() const {
     std::vector<const DeviceMatrix*> matrices;
     for (const DeviceLayer& layer : layers)
-        for (const DeviceMatrix* m : {&layer.query, &layer.key, &layer.value,
-                                      &layer.attentionOutput, &layer.ffnGate, &layer.ffnUp,
-                                      &layer.ffnDown})
+        for (const DeviceMatrix* m :
+             {&layer.query, &layer.key, &layer.value, &layer.attentionOutput, &layer.ffnGate,
+              &layer.ffnUp, &layer.ffnDown})
             matrices.push_back(m);
     matrices.push_back(&output);
     return matrices;

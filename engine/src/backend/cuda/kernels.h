@@ -26,9 +26,16 @@ void dequantizeToHalf(const DeviceMatrix& w, uint16_t* out, cudaStream_t stream)
 // out[i] = row tokens[i] of `table` decoded to f32, [count, columns].
 void embedRows(const DeviceMatrix& table, const int32_t* tokens, int64_t count, float* out,
                cudaStream_t stream);
-// Activations rounded to F16 or BF16 (`dtype`) for a cuBLAS product with such weights.
-void convertActivations(const float* in, int64_t count, DType dtype, void* out,
-                        cudaStream_t stream);
+// Activations [tokens, columns] rounded to F16 or BF16 (`dtype`) for a cuBLAS product with such
+// weights. F16 ends at ±65504, and activations of some models go beyond that: a row whose largest
+// magnitude passes 16384 is divided by a power of two (exact) that is written to `rowScales` (1
+// for the other rows, and for BF16, which has f32's range), and scaleRows() multiplies the
+// product's rows back.
+void convertActivations(const float* in, int64_t tokens, int64_t columns, DType dtype, void* out,
+                        float* rowScales, cudaStream_t stream);
+// y[t] *= rowScales[t] for `tokens` rows of `width`.
+void scaleRows(float* y, int64_t tokens, int64_t width, const float* rowScales,
+               cudaStream_t stream);
 
 // out[t] = x[t] / rms(x[t]) * weight for `tokens` rows of `width`.
 void rmsNorm(const float* x, const float* weight, int64_t tokens, int64_t width, double eps,
@@ -41,7 +48,7 @@ void addInPlace(float* x, const float* y, int64_t count, cudaStream_t stream);
 void swiGlu(float* gate, const float* up, int64_t count, cudaStream_t stream);
 
 struct RopeShape {
-    int64_t heads = 0;     // heads per token row
+    int64_t heads = 0;  // heads per token row
     int64_t headDim = 0;
     int64_t ropeDims = 0;  // leading dimensions of each head that rotate
     double base = 10000.0;

@@ -1,6 +1,7 @@
 // Weights read into other forms: whole matrices to f16 for the prefill's cuBLAS products, rows of
-// the token embedding to f32 activations, and activations rounded to the weights' float type.
-// One thread per value: these run once per prefill chunk and are bound by memory traffic.
+// the token embedding to f32 activations, and activations rounded to the weights' float type (and
+// the product's rows scaled back). Mostly one thread per value: these run once per prefill chunk
+// and are bound by memory traffic.
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -25,8 +26,7 @@ __global__ void dequantizeKernel(DeviceMatrix w, __half* out) {
     out[index] = __float2half(decodeValue(w, index / w.columns, index % w.columns));
 }
 
-__global__ void embedKernel(DeviceMatrix table, const int32_t* tokens, int64_t count,
-                            float* out) {
+__global__ void embedKernel(DeviceMatrix table, const int32_t* tokens, int64_t count, float* out) {
     const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
     if (index >= count * table.columns)
         return;
@@ -34,16 +34,40 @@ __global__ void embedKernel(DeviceMatrix table, const int32_t* tokens, int64_t c
     out[index] = decodeValue(table, tokens[token], column);
 }
 
-__global__ void toHalfKernel(const float* in, int64_t count, __half* out) {
-    const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
-    if (index < count)
-        out[index] = __float2half(in[index]);
+// The largest magnitude F16 inputs are allowed before their row is scaled down.
+constexpr float kHalfSafe = 16384.0f;
+
+// One block per row: the row's largest magnitude, then every value divided by the row's scale.
+__global__ void toHalfKernel(const float* in, int64_t columns, __half* out, float* rowScales) {
+    const float* row = in + int64_t(blockIdx.x) * columns;
+    float largest = 0.0f;
+    for (int64_t i = threadIdx.x; i < columns; i += kThreads)
+        largest = fmaxf(largest, fabsf(row[i]));
+    __shared__ float warpMaxima[kThreads / 32];
+    largest = warpMax(largest);
+    if (threadIdx.x % 32 == 0)
+        warpMaxima[threadIdx.x / 32] = largest;
+    __syncthreads();
+    for (int w = 0; w < kThreads / 32; ++w)
+        largest = fmaxf(largest, warpMaxima[w]);
+    const float scale = largest > kHalfSafe ? exp2f(ceilf(log2f(largest / kHalfSafe))) : 1.0f;
+    const float inverse = 1.0f / scale;  // a power of two: exact
+    for (int64_t i = threadIdx.x; i < columns; i += kThreads)
+        out[int64_t(blockIdx.x) * columns + i] = __float2half(row[i] * inverse);
+    if (threadIdx.x == 0)
+        rowScales[blockIdx.x] = scale;
 }
 
 __global__ void toBf16Kernel(const float* in, int64_t count, __nv_bfloat16* out) {
     const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
     if (index < count)
         out[index] = __float2bfloat16(in[index]);
+}
+
+__global__ void scaleRowsKernel(float* y, int64_t tokens, int64_t width, const float* rowScales) {
+    const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    if (index < tokens * width)
+        y[index] *= rowScales[index / width];
 }
 
 }  // namespace
@@ -61,14 +85,21 @@ void embedRows(const DeviceMatrix& table, const int32_t* tokens, int64_t count, 
     INFERLENS_CUDA_CHECK_LAUNCH();
 }
 
-void convertActivations(const float* in, int64_t count, DType dtype, void* out,
-                        cudaStream_t stream) {
+void convertActivations(const float* in, int64_t tokens, int64_t columns, DType dtype, void* out,
+                        float* rowScales, cudaStream_t stream) {
     if (dtype == DType::BF16)
-        toBf16Kernel<<<blocksFor(count), kThreads, 0, stream>>>(
-            in, count, static_cast<__nv_bfloat16*>(out));
+        toBf16Kernel<<<blocksFor(tokens * columns), kThreads, 0, stream>>>(
+            in, tokens * columns, static_cast<__nv_bfloat16*>(out));
     else
-        toHalfKernel<<<blocksFor(count), kThreads, 0, stream>>>(in, count,
-                                                                static_cast<__half*>(out));
+        toHalfKernel<<<unsigned(tokens), kThreads, 0, stream>>>(
+            in, columns, static_cast<__half*>(out), rowScales);
+    INFERLENS_CUDA_CHECK_LAUNCH();
+}
+
+void scaleRows(float* y, int64_t tokens, int64_t width, const float* rowScales,
+               cudaStream_t stream) {
+    scaleRowsKernel<<<blocksFor(tokens * width), kThreads, 0, stream>>>(y, tokens, width,
+                                                                        rowScales);
     INFERLENS_CUDA_CHECK_LAUNCH();
 }
 

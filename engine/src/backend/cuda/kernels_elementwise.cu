@@ -72,7 +72,8 @@ __global__ void ropeKernel(float* rows, int64_t tokens, RopeShape shape,
     const int64_t head = (index / pairs) % shape.heads;
     const int64_t token = index / (pairs * shape.heads);
     const int64_t position = *firstPosition + tokenOffset + token;
-    const double angle = double(position) * pow(shape.base, -2.0 * double(pair) / double(shape.ropeDims));
+    const double angle =
+        double(position) * pow(shape.base, -2.0 * double(pair) / double(shape.ropeDims));
     double sine, cosine;
     sincos(angle, &sine, &cosine);
     float* h = rows + (token * shape.heads + head) * shape.headDim;

@@ -49,30 +49,30 @@ void gemv(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream) 
     const unsigned threads = 32 * kWarpsPerBlock;
     const bool floatChunks = w.columns % 8 == 0;
     switch (w.dtype) {
-    case DType::Q8_0:
-        gemvChunks<DType::Q8_0><<<blocks, threads, 0, stream>>>(w, x, y);
-        break;
-    case DType::Q4_0:
-        gemvChunks<DType::Q4_0><<<blocks, threads, 0, stream>>>(w, x, y);
-        break;
-    case DType::F16:
-        if (floatChunks)
-            gemvChunks<DType::F16><<<blocks, threads, 0, stream>>>(w, x, y);
-        else
-            gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
-        break;
-    case DType::BF16:
-        if (floatChunks)
-            gemvChunks<DType::BF16><<<blocks, threads, 0, stream>>>(w, x, y);
-        else
-            gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
-        break;
-    default:
-        if (floatChunks)
-            gemvChunks<DType::F32><<<blocks, threads, 0, stream>>>(w, x, y);
-        else
-            gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
-        break;
+        case DType::Q8_0:
+            gemvChunks<DType::Q8_0><<<blocks, threads, 0, stream>>>(w, x, y);
+            break;
+        case DType::Q4_0:
+            gemvChunks<DType::Q4_0><<<blocks, threads, 0, stream>>>(w, x, y);
+            break;
+        case DType::F16:
+            if (floatChunks)
+                gemvChunks<DType::F16><<<blocks, threads, 0, stream>>>(w, x, y);
+            else
+                gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
+            break;
+        case DType::BF16:
+            if (floatChunks)
+                gemvChunks<DType::BF16><<<blocks, threads, 0, stream>>>(w, x, y);
+            else
+                gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
+            break;
+        default:
+            if (floatChunks)
+                gemvChunks<DType::F32><<<blocks, threads, 0, stream>>>(w, x, y);
+            else
+                gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
+            break;
     }
     INFERLENS_CUDA_CHECK_LAUNCH();
 }

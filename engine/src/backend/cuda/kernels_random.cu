@@ -70,8 +70,8 @@ void fillRandomMatrix(const DeviceMatrix& w, float amplitude, uint64_t seed, cud
             static_cast<uint8_t*>(values), bytes, seed, w.dtype == DType::Q8_0);
         INFERLENS_CUDA_CHECK_LAUNCH();
         const float scale = amplitude / (w.dtype == DType::Q8_0 ? 127.0f : 8.0f);
-        scalesKernel<<<blocksFor(blocks), kThreads, 0, stream>>>(
-            const_cast<uint16_t*>(w.scales), blocks, scale);
+        scalesKernel<<<blocksFor(blocks), kThreads, 0, stream>>>(const_cast<uint16_t*>(w.scales),
+                                                                 blocks, scale);
     } else {
         const int64_t count = w.rows * w.columns;
         floatsKernel<<<blocksFor(count), kThreads, 0, stream>>>(w.dtype, values, count, 0.0f,
