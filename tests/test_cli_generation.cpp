@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "backend/devices.h"
 #include "support/test_models.h"
 
 using namespace inferlens;
@@ -226,6 +227,11 @@ class TestCliGeneration : public QObject {
             << QStringList{"generate", "--prompt", "a", "--top-p", "1.5"} << 1 << "top";
         QTest::newRow("bad device")
             << QStringList{"generate", "--prompt", "a", "--device", "tpu"} << 2 << "--device";
+        QTest::newRow("bad device index")
+            << QStringList{"logits", "--ids", "3", "--out", "/dev/null", "--device", "cuda:-1"} << 2
+            << "cuda:N";
+        QTest::newRow("synthetic bench without a GPU")
+            << QStringList{"bench", "--synth", "chatglm2-6b"} << 2 << "--synth";
         QTest::newRow("unknown template")
             << QStringList{"chat", "--template", "gpt4"} << 1 << "chatglm2";
         QTest::newRow("system on chatglm2")
@@ -249,11 +255,22 @@ class TestCliGeneration : public QObject {
         QVERIFY2(result.standardError.contains(message), qPrintable(result.standardError));
     }
 
-    void cudaRequestFallsBackToTheCpuWithAMessage() {
-        const auto result = test::runCli({"generate", "--model", model_, "--prompt", "a",
-                                          "--max-tokens", "1", "--device", "cuda"});
-        QCOMPARE(result.exitCode, 0);
-        QVERIFY(result.standardError.contains("running on the CPU"));
+    void cudaRequestRunsOnTheGpuOrFallsBackToTheCpuWithAMessage() {
+        const QStringList run{"generate", "--model", model_, "--prompt", "a", "--max-tokens", "4"};
+        const auto cuda = test::runCli(run + QStringList{"--device", "cuda"});
+        const auto cpu = test::runCli(run + QStringList{"--device", "cpu"});
+        QCOMPARE(cuda.exitCode, 0);
+        QCOMPARE(cpu.exitCode, 0);
+        if (queryCudaDevices().devices.empty()) {
+            // Without a GPU: the reason on stderr, the CPU's text on stdout.
+            QVERIFY2(cuda.standardError.contains("running on the CPU"),
+                     qPrintable(cuda.standardError));
+            QCOMPARE(cuda.standardOutput, cpu.standardOutput);
+        } else {
+            QVERIFY2(cuda.standardError.contains("running on cuda:0"),
+                     qPrintable(cuda.standardError));
+        }
+        QVERIFY(!cpu.standardError.contains("running on"));
     }
 
   private:

@@ -111,7 +111,10 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
         if (probes_->wantsHiddenStates())
             probes_->hiddenState(
                 {event.index, layer, firstPosition + count - 1, backend_->lastHidden()});
-        probes_->layerEnd({event.index, layer, secondsSince(start)});
+        if (probes_->wantsLayers()) {
+            backend_->synchronize();
+            probes_->layerEnd({event.index, layer, secondsSince(start)});
+        }
     }
     backend_->finishStep(logits, logitRows);
     return true;

@@ -31,6 +31,10 @@ class ForwardBackend {
     // One decoder layer over the step's tokens; their K/V rows of this layer go to the cache. The
     // recorder, if any, receives the attention weights of the heads it wants before this returns.
     virtual void runLayer(int64_t layer, AttentionRecorder* recorder) = 0;
+    // Waits until the device has done the work enqueued so far. A GPU runs asynchronously, so the
+    // time of a layer is only known once it has finished; the generator asks only when a probe
+    // wants layer timings.
+    virtual void synchronize() {}
     // The residual stream of the step's last token after the layers run so far.
     virtual std::span<const float> lastHidden() = 0;
     // Commits the step's K/V rows and writes the logits of its last `rows` tokens (row-major). A

@@ -308,6 +308,11 @@ void CudaForward::product(const DeviceMatrix& w, const float* x, int64_t tokens,
     products_->multiply(w, x, tokens, y);
 }
 
+void CudaForward::synchronize() {
+    INFERLENS_CUDA_CHECK(cudaSetDevice(device_));
+    INFERLENS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+}
+
 std::span<const float> CudaForward::lastHidden() {
     INFERLENS_CUDA_CHECK(cudaSetDevice(device_));
     const int64_t hidden = config_.hiddenSize;

@@ -42,6 +42,7 @@ class CudaForward final : public ForwardBackend {
 
     void beginStep(std::span<const int32_t> tokens, int64_t firstPosition) override;
     void runLayer(int64_t layer, AttentionRecorder* recorder) override;
+    void synchronize() override;
     std::span<const float> lastHidden() override;
     void finishStep(std::span<float> logits, int64_t rows) override;
 
