@@ -9,10 +9,12 @@
 // switches run a whole session (or a trace) and write a screenshot.
 
 #include <QImage>
+#include <QMenu>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -21,6 +23,7 @@
 #include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
 #include "attention_overview_widget.h"
+#include "backend/devices.h"
 #include "branch_compare_widget.h"
 #include "chat_view.h"
 #include "double_loop_grid_widget.h"
@@ -278,6 +281,36 @@ class TestGuiEndToEnd : public QObject {
         // 4 layers × 2048 positions × 2 KV groups × 32 dims × (K and V) × 4 bytes.
         QCOMPARE(plan.kvCacheBytes, qint64(4) * 2048 * 2 * 32 * 2 * 4);
         QVERIFY(plan.availableBytes > plan.totalBytes());
+    }
+
+    void theDeviceMenuMovesTheModelAndAnUnusableGpuLeavesItOnTheCpu() {
+        StartupOptions options = bundled(4);
+        options.device = QStringLiteral("cuda");
+        MainWindow window(options);
+        QVERIFY(waitForModel(window));
+        const bool gpu = !queryCudaDevices().devices.empty();
+        if (!gpu)  // the reason, and the model on the CPU
+            QTRY_VERIFY2(window.statusBar()->currentMessage().contains("runs on the CPU"),
+                         qPrintable(window.statusBar()->currentMessage()));
+        QMenu* devices = nullptr;
+        for (QAction* action : window.menuBar()->actions())
+            if (action->text() == QStringLiteral("&Device"))
+                devices = action->menu();
+        QVERIFY(devices != nullptr);
+        const QList<QAction*> entries = devices->actions();
+        QCOMPARE(entries.first()->text(), QStringLiteral("CPU"));
+        if (!gpu) {
+            QCOMPARE(entries.size(), 2);
+            QVERIFY(entries.last()->text().startsWith(QStringLiteral("No GPU: ")));
+            QVERIFY(!entries.last()->isEnabled());
+        }
+        // Choosing the CPU reloads the model there, and is remembered.
+        entries.first()->trigger();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            window.statusBar()->currentMessage().startsWith(QStringLiteral("Model loaded on CPU")),
+            30000);
+        QCOMPARE(QSettings().value("engine/device").toString(), QStringLiteral("cpu"));
+        QSettings().remove("engine/device");
     }
 
     void theLanguageSwitchesLive() {

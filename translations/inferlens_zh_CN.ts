@@ -286,6 +286,10 @@
         <source>cancelled</source>
         <translation>已取消</translation>
     </message>
+    <message>
+        <source>%1; the model runs on the CPU</source>
+        <translation>%1；模型改在 CPU 上运行</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::MainWindow</name>
@@ -374,10 +378,6 @@
         <translation>关于 InferLens</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;InferLens %1&lt;/h3&gt;&lt;p&gt;Runs a language model locally and shows, token by token, what happens inside: tokenization, attention, the KV cache, sampling.&lt;/p&gt;&lt;p&gt;Qt %2 (built with %3) · compute device: CPU&lt;/p&gt;&lt;p&gt;MIT licence. The bundled model inferlens-nano is GPL-3.0-or-later (its training data).&lt;/p&gt;</source>
-        <translation>&lt;h3&gt;InferLens %1&lt;/h3&gt;&lt;p&gt;在本地运行语言模型，并逐个词元展示其内部过程：分词、注意力、KV 缓存、采样。&lt;/p&gt;&lt;p&gt;Qt %2（编译时 %3）· 计算设备：CPU&lt;/p&gt;&lt;p&gt;MIT 许可证。内置模型 inferlens-nano 采用 GPL-3.0 或更高版本（源于其训练数据）。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>Tokenization</source>
         <translation>分词</translation>
     </message>
@@ -428,10 +428,6 @@
     <message>
         <source>Loading %1…</source>
         <translation>正在加载 %1…</translation>
-    </message>
-    <message>
-        <source>Model loaded; chat template %1</source>
-        <translation>模型已加载；对话模板 %1</translation>
     </message>
     <message>
         <source>cannot load the model: %1</source>
@@ -640,6 +636,26 @@
     <message>
         <source>no panel named %1</source>
         <translation>没有名为 %1 的面板</translation>
+    </message>
+    <message>
+        <source>&amp;Device</source>
+        <translation>设备(&amp;D)</translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>No GPU: %1</source>
+        <translation>没有 GPU：%1</translation>
+    </message>
+    <message>
+        <source>&lt;h3&gt;InferLens %1&lt;/h3&gt;&lt;p&gt;Runs a language model locally and shows, token by token, what happens inside: tokenization, attention, the KV cache, sampling.&lt;/p&gt;&lt;p&gt;Qt %2 (built with %3) · compute device: %4&lt;/p&gt;&lt;p&gt;MIT licence. The bundled model inferlens-nano is GPL-3.0-or-later (its training data).&lt;/p&gt;</source>
+        <translation>&lt;h3&gt;InferLens %1&lt;/h3&gt;&lt;p&gt;在本地运行语言模型，并逐个词元展示其内部过程：分词、注意力、KV 缓存、采样。&lt;/p&gt;&lt;p&gt;Qt %2（编译时 %3）· 计算设备：%4&lt;/p&gt;&lt;p&gt;MIT 许可证。内置模型 inferlens-nano 采用 GPL-3.0 或更高版本（源于其训练数据）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Model loaded on %1; chat template %2</source>
+        <translation>模型已加载到 %1；对话模板 %2</translation>
     </message>
 </context>
 <context>
@@ -1231,6 +1247,10 @@ whole step: %5</source>
     <message>
         <source>Show step N of the guided tour.</source>
         <translation>显示导览的第 N 步。</translation>
+    </message>
+    <message>
+        <source>Run the model on cpu, cuda or cuda:N (default: the Device menu's last choice).</source>
+        <translation>在 cpu、cuda 或 cuda:N 上运行模型（默认：“设备”菜单上次的选择）。</translation>
     </message>
 </context>
 </TS>

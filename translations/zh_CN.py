@@ -27,10 +27,10 @@ ZH_CN = {
     'About InferLens': '关于 InferLens',
     '<h3>InferLens %1</h3><p>Runs a language model locally and shows, token by token, what happens '
     'inside: tokenization, attention, the KV cache, sampling.</p><p>Qt %2 (built with %3) · compute '
-    'device: CPU</p><p>MIT licence. The bundled model inferlens-nano is GPL-3.0-or-later (its training '
+    'device: %4</p><p>MIT licence. The bundled model inferlens-nano is GPL-3.0-or-later (its training '
     'data).</p>':
         '<h3>InferLens %1</h3><p>在本地运行语言模型，并逐个词元展示其内部过程：分词、注意力、KV 缓存、'
-        '采样。</p><p>Qt %2（编译时 %3）· 计算设备：CPU</p><p>MIT 许可证。内置模型 inferlens-nano '
+        '采样。</p><p>Qt %2（编译时 %3）· 计算设备：%4</p><p>MIT 许可证。内置模型 inferlens-nano '
         '采用 GPL-3.0 或更高版本（源于其训练数据）。</p>',
     'Tokenization': '分词', 'Log colour scale': '对数色标', 'Layer': '层', 'Head': '头',
     'Attention': '注意力', 'Sampling': '采样', 'Sampling parameters': '采样参数',
@@ -40,7 +40,11 @@ ZH_CN = {
     'GGUF models (*.gguf);;All files (*)': 'GGUF 模型 (*.gguf);;所有文件 (*)',
     'Loading %1…': '正在加载 %1…',
     '%1 · %2 · %3 parameters · %4 · context %5 · %6': '%1 · %2 · %3 参数 · %4 · 上下文 %5 · %6',
-    'Model loaded; chat template %1': '模型已加载；对话模板 %1',
+    'Model loaded on %1; chat template %2': '模型已加载到 %1；对话模板 %2',
+    '&Device': '设备(&D)', 'CPU': 'CPU', 'No GPU: %1': '没有 GPU：%1',
+    '%1; the model runs on the CPU': '%1；模型改在 CPU 上运行',
+    'Run the model on cpu, cuda or cuda:N (default: the Device menu\'s last choice).':
+        '在 cpu、cuda 或 cuda:N 上运行模型（默认：“设备”菜单上次的选择）。',
     'cannot load the model: %1': '无法加载模型：%1', 'Cannot open the model': '无法打开模型',
     '%1 tokens; longest UI stall %2 ms': '%1 个词元；界面最长停顿 %2 毫秒',
     'cannot write %1': '无法写入 %1',

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "attention_recompute.h"
+#include "backend/devices.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "generator.h"
@@ -126,9 +127,12 @@ void EngineWorker::selectHead(int layer, int head) {
         probe_->selectHead(layer, head);
 }
 
-void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
+void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QString& device) {
     loadCancelled_.store(false);
     try {
+        GeneratorOptions options;
+        options.threads = 0;
+        options.device = parseComputeDevice(device.toStdString());
         ModelFiles files = openModelFiles(path.toStdString());
         const ModelConfig c = files.config;  // files move into the model below
         const int64_t context = resolveContextSize(c, contextSize);
@@ -136,7 +140,8 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
         const std::optional<int64_t> available = availableMemoryBytes();
         emit loadPlanned({path, estimate.weightBytes, estimate.kvCacheBytes, estimate.workBytes,
                           context, available.value_or(-1)});
-        if (available && estimate.total() > *available)
+        // On a GPU the weights live in GPU memory, which the backend checks before uploading.
+        if (!options.device.isCuda() && available && estimate.total() > *available)
             throw Error(tr("%1 needs %2 MB (weights %3 MB + KV cache %4 MB at %5 tokens), but only "
                            "%6 MB of memory are free; choose a smaller context or close programs")
                             .arg(path)
@@ -153,7 +158,22 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
             emit modelFailed(tr("Loading was cancelled; the previous model stays."));
             return;
         }
-        auto model = std::make_unique<Model>(std::move(files));
+        auto model = std::make_unique<Model>(std::move(files), !options.device.isCuda());
+        options.contextSize = context;
+        QString deviceNote;
+        std::shared_ptr<ForwardBackend> backend;
+        if (options.device.isCuda()) {
+            try {
+                backend = makeForwardBackend(*model, options);
+            } catch (const Error& error) {
+                deviceNote =
+                    tr("%1; the model runs on the CPU").arg(QString::fromUtf8(error.what()));
+                options.device = {};
+                model->placeForCpu();
+            }
+        }
+        if (!backend)
+            backend = makeForwardBackend(*model, options);
         auto tokenizer = std::make_shared<Tokenizer>(model->files());
         const ChatTemplateKind chatKind = chooseChatTemplate(model->files(), "").kind;
         auto chat = std::make_unique<ChatTemplate>(chatKind, *tokenizer);
@@ -166,7 +186,8 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
         summary.contextSize = context;
         summary.layers = int(c.layerCount);
         summary.heads = int(c.headCount);
-        summary.device = QStringLiteral("CPU");
+        summary.device = QString::fromStdString(backend->deviceName());
+        summary.deviceNote = deviceNote;
         summary.chatTemplate = QString::fromUtf8(chatTemplateName(chatKind).data());
         summary.config = c;
         summary.bytesPerWeight =
@@ -177,9 +198,9 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize) {
         lastTokens_.clear();
         lastRun_ = {};
         chat_ = std::move(chat);
+        backend_ = std::move(backend);  // the old backend refers to the old model: it goes first
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
-        contextSize_ = context;
         ProbeSinks sinks;
         sinks.tokenized = [this](std::vector<widgets::TokenChip> c) { emit tokenized(c); };
         sinks.attention = [this](widgets::AttentionMatrix m) { emit attention(m); };
@@ -275,10 +296,7 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
             tokenizer_->tokenCount());
         probes.add(&*lens);
     }
-    GeneratorOptions options;
-    options.threads = 0;
-    options.contextSize = contextSize_;
-    Generator generator(*model_, options, &probes, &control_);
+    Generator generator(backend_, true, &probes, &control_);
     SamplingParams params;
     {
         const std::lock_guard lock(samplingMutex_);

@@ -24,6 +24,7 @@
 
 namespace inferlens {
 class ChatTemplate;
+class ForwardBackend;
 class Model;
 class Tokenizer;
 }  // namespace inferlens
@@ -40,7 +41,8 @@ struct ModelSummary {
     qint64 contextSize = 0;    // what a generation here may use (the KV cache's capacity)
     int layers = 0;
     int heads = 0;
-    QString device;
+    QString device;      // where it runs: "CPU (8 threads)", "cuda:0 (NVIDIA …)"
+    QString deviceNote;  // why it runs on the CPU although a GPU was asked for; empty otherwise
     QString chatTemplate;
     ModelConfig config;         // for the teaching views' shapes and costs
     double bytesPerWeight = 2;  // the weights' bytes over the parameter count
@@ -100,8 +102,9 @@ class EngineWorker : public QObject {
     void setLensEnabled(bool on) { lensEnabled_.store(on); }
 
   public slots:
-    // contextSize 0: the model's own, at most 4,096 tokens.
-    void loadModel(const QString& path, qint64 contextSize);
+    // contextSize 0: the model's own, at most 4,096 tokens. `device`: "cpu", "cuda" or "cuda:N";
+    // a GPU that cannot take the model leaves it on the CPU (ModelSummary::deviceNote says why).
+    void loadModel(const QString& path, qint64 contextSize, const QString& device);
     void generate(const QList<inferlens::gui::ChatTurn>& conversation, int maxNewTokens);
     // What-if: the last generation up to sampling step `samplingStep`, `forcedId` instead of the
     // token that step chose, then generation continues from there (a branch; the panels show it
@@ -145,10 +148,11 @@ class EngineWorker : public QObject {
     void retain(std::shared_ptr<const RetainedStep> step);
 
     std::unique_ptr<Model> model_;
+    // Where the model runs; kept across generations (on a GPU, making it uploads the weights).
+    std::shared_ptr<ForwardBackend> backend_;
     std::shared_ptr<Tokenizer> tokenizer_;
     std::unique_ptr<ChatTemplate> chat_;  // chosen once per model; refers to tokenizer_
     std::unique_ptr<GuiProbe> probe_;
-    qint64 contextSize_ = 0;
     std::vector<int32_t> lastTokens_;  // what the last generation ran: its attention's positions
     // The last generation's whole sequence (its chosen tokens appended), where its sampled tokens
     // start, and where the original prompt ends: what a branch starts from.

@@ -57,10 +57,16 @@ int main(int argc, char** argv) {
         QApplication::translate(
             "main", "After the generation, run the KV cache on/off experiment with N tokens."),
         "n");
+    const QCommandLineOption device(
+        "device",
+        QApplication::translate("main",
+                                "Run the model on cpu, cuda or cuda:N (default: the "
+                                "Device menu's last choice)."),
+        "device");
     const QCommandLineOption tourStep(
         "tour-step", QApplication::translate("main", "Show step N of the guided tour."), "n");
     parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, panels, lens,
-                       kvExperiment, tourStep, languageOption});
+                       kvExperiment, tourStep, device, languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;
@@ -73,6 +79,7 @@ int main(int argc, char** argv) {
     options.panels = parser.value(panels).split(',', Qt::SkipEmptyParts);
     options.logitLens = parser.isSet(lens);
     options.kvExperiment = parser.value(kvExperiment).toInt();
+    options.device = parser.value(device);
     options.tourStep = parser.value(tourStep).toInt();
 
     inferlens::gui::MainWindow window(options);

@@ -1,4 +1,5 @@
 #include "main_window.h"
+#include "backend/devices.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -195,6 +196,38 @@ void MainWindow::buildMenus() {
         actions[2]->setText(QStringLiteral("简体中文"));
     });
 
+    // CPU and every GPU the CUDA backend can use; choosing one reloads the model there.
+    QMenu* devices = menuBar()->addMenu(QString());
+    auto* deviceGroup = new QActionGroup(this);
+    QAction* cpuAction = devices->addAction(QString());
+    cpuAction->setData(QStringLiteral("cpu"));
+    const CudaAvailability cuda = queryCudaDevices();
+    for (const CudaDevice& gpu : cuda.devices)
+        devices
+            ->addAction(QStringLiteral("cuda:%1 · %2 · %3")
+                            .arg(gpu.index)
+                            .arg(QString::fromStdString(gpu.name),
+                                 widgets::formatBytes(gpu.totalMemoryBytes)))
+            ->setData(QStringLiteral("cuda:%1").arg(gpu.index));
+    for (QAction* action : devices->actions()) {
+        action->setCheckable(true);
+        action->setChecked(action->data().toString() == device());
+        deviceGroup->addAction(action);
+        connect(action, &QAction::triggered, this,
+                [this, action] { chooseDevice(action->data().toString()); });
+    }
+    QAction* noGpu = nullptr;
+    if (cuda.devices.empty()) {
+        noGpu = devices->addAction(QString());
+        noGpu->setEnabled(false);
+    }
+    texts_.add([=, message = QString::fromStdString(cuda.message)] {
+        devices->setTitle(tr("&Device"));
+        cpuAction->setText(tr("CPU"));
+        if (noGpu != nullptr)
+            noGpu->setText(tr("No GPU: %1").arg(message));
+    });
+
     QMenu* help = menuBar()->addMenu(QString());
     QAction* about = help->addAction(QString(), this, &MainWindow::showAbout);
     texts_.add([=, this] {
@@ -293,9 +326,10 @@ void MainWindow::showAbout() {
         this, tr("About InferLens"),
         tr("<h3>InferLens %1</h3><p>Runs a language model locally and shows, token by token, "
            "what happens inside: tokenization, attention, the KV cache, sampling.</p>"
-           "<p>Qt %2 (built with %3) · compute device: CPU</p><p>MIT licence. The bundled model "
+           "<p>Qt %2 (built with %3) · compute device: %4</p><p>MIT licence. The bundled model "
            "inferlens-nano is GPL-3.0-or-later (its training data).</p>")
-            .arg(QApplication::applicationVersion(), qVersion(), QT_VERSION_STR));
+            .arg(QApplication::applicationVersion(), qVersion(), QT_VERSION_STR,
+                 model_ ? model_->device : device()));
 }
 
 QWidget* MainWindow::buildAttentionPanel() {
@@ -493,6 +527,19 @@ void MainWindow::openModelDialog(bool directory) {
         loadModel(path);
 }
 
+QString MainWindow::device() const {
+    if (!options_.device.isEmpty())
+        return options_.device;
+    return QSettings().value("engine/device", QStringLiteral("cpu")).toString();
+}
+
+void MainWindow::chooseDevice(const QString& device) {
+    QSettings().setValue("engine/device", device);
+    options_.device = device;
+    if (model_)
+        loadModel(model_->path);
+}
+
 void MainWindow::loadModel(const QString& path) {
     if (generating_) {
         QMessageBox::information(this, tr("Generation running"),
@@ -503,7 +550,8 @@ void MainWindow::loadModel(const QString& path) {
     plan_.reset();
     setLoading(true);
     QMetaObject::invokeMethod(session_->worker(), "loadModel", Qt::QueuedConnection,
-                              Q_ARG(QString, path), Q_ARG(qint64, contextBox_->value()));
+                              Q_ARG(QString, path), Q_ARG(qint64, contextBox_->value()),
+                              Q_ARG(QString, device()));
 }
 
 void MainWindow::setLoading(bool loading) {
@@ -572,7 +620,10 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
     selectHead(std::min(layerBox_->value(), summary.layers - 1),
                std::min(headBox_->value(), summary.heads - 1));
     updateTour();
-    statusBar()->showMessage(tr("Model loaded; chat template %1").arg(summary.chatTemplate));
+    statusBar()->showMessage(
+        summary.deviceNote.isEmpty()
+            ? tr("Model loaded on %1; chat template %2").arg(summary.device, summary.chatTemplate)
+            : summary.deviceNote);
     if (!options_.prompt.isEmpty())
         chat_->send(options_.prompt);
 }

@@ -53,6 +53,7 @@ struct StartupOptions {
     bool logitLens = false;  // compute the logit lens
     int kvExperiment = 0;    // after the generation, run the KV on/off experiment (tokens)
     int tourStep = 0;        // the guided tour's step on show (1-based; 0: the first)
+    QString device;          // "cpu", "cuda", "cuda:N"; empty: the last one chosen (Device menu)
 };
 
 class MainWindow : public QMainWindow {
@@ -114,6 +115,9 @@ class MainWindow : public QMainWindow {
     QWidget* buildAttentionPanel();
     void showAbout();
     void loadModel(const QString& path);
+    // Where models run: the Device menu's choice, remembered between runs.
+    QString device() const;
+    void chooseDevice(const QString& device);
     void openModelDialog(bool directory);
     void onLoadPlanned(const LoadPlan& plan);
     void onModelLoaded(const ModelSummary& summary);

@@ -43,12 +43,14 @@ Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* pro
                      GenerationControl* control)
     : Generator(makeForwardBackend(model, options), options.useKvCache, probes, control) {}
 
-Generator::Generator(std::unique_ptr<ForwardBackend> backend, bool useKvCache, ProbeSet* probes,
+Generator::Generator(std::shared_ptr<ForwardBackend> backend, bool useKvCache, ProbeSet* probes,
                      GenerationControl* control)
     : backend_(std::move(backend)),
       useKvCache_(useKvCache),
       probes_(probes != nullptr ? probes : &noProbes_),
-      control_(control) {}
+      control_(control) {
+    backend_->clearCache();
+}
 
 bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     const auto count = int64_t(tokens.size());

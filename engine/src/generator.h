@@ -62,9 +62,10 @@ class Generator {
     // `probes` and `control` are optional and must outlive the generator.
     Generator(const Model& model, GeneratorOptions options = {}, ProbeSet* probes = nullptr,
               GenerationControl* control = nullptr);
-    // Runs on a backend made elsewhere (a synthetic model on a GPU, say); options.contextSize,
-    // threads and device are the backend's.
-    Generator(std::unique_ptr<ForwardBackend> backend, bool useKvCache = true,
+    // Runs on a backend made elsewhere (a synthetic model on a GPU, or one kept across generations
+    // because making it uploads the weights); options.contextSize, threads and device are the
+    // backend's. Its cache is cleared: a generator starts from an empty sequence.
+    Generator(std::shared_ptr<ForwardBackend> backend, bool useKvCache = true,
               ProbeSet* probes = nullptr, GenerationControl* control = nullptr);
 
     const ModelConfig& config() const { return backend_->config(); }
@@ -94,7 +95,7 @@ class Generator {
                    std::span<float> logits, int64_t logitRows);
     Generation finish(Generation result, FinishReason reason);
 
-    std::unique_ptr<ForwardBackend> backend_;
+    std::shared_ptr<ForwardBackend> backend_;
     bool useKvCache_;
     ProbeSet noProbes_;  // stands in when the caller has none, so probe points need no null check
     ProbeSet* probes_;
