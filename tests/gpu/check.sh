@@ -10,7 +10,8 @@
 # .gpu-debs/ and unpacked here with `dpkg -x` into a private prefix, unless the system has them.
 #
 #   tests/gpu/check.sh [--quick]     (--quick: the tests and one benchmark row)
-# Environment: INFERLENS_GPU_BUILD_DIR (default build-gpu), OUT (if set, logs are copied there).
+# Environment: INFERLENS_GPU_BUILD_DIR (default build-gpu), INFERLENS_CUDA_ARCHITECTURES (default
+# native: this machine's GPU), OUT (if set, the logs and results are copied there).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="${INFERLENS_GPU_BUILD_DIR:-$root/build-gpu}"
@@ -25,7 +26,7 @@ nvcc --version | tail -2
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERLENS_CUDA=ON -DINFERLENS_GUI=OFF
   -DINFERLENS_TESTS=ON -DINFERLENS_GPU_TESTS_ONLY=ON -DINFERLENS_BENCH=OFF
-  -DCMAKE_CUDA_ARCHITECTURES=native)
+  -DCMAKE_CUDA_ARCHITECTURES="${INFERLENS_CUDA_ARCHITECTURES:-native}")
 if ! pkg-config --exists sentencepiece 2>/dev/null; then
   prefix="${TMPDIR:-/tmp}/inferlens-gpu-prefix"
   debs=("$root"/.gpu-debs/*.deb)

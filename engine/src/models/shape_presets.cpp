@@ -10,46 +10,32 @@ struct Preset {
     ModelConfig config;
 };
 
-ModelConfig chatglm2() {
-    // THUDM/chatglm2-6b config.json
+ModelConfig shape(const char* architecture, int64_t layers, int64_t hidden, int64_t heads,
+                  int64_t kvHeads, int64_t headDim, int64_t ffn, int64_t vocab, int64_t context,
+                  int64_t ropeDims, bool qkvBias) {
     ModelConfig c;
-    c.architecture = "chatglm";
-    c.layerCount = 28;
-    c.hiddenSize = 4096;
-    c.headCount = 32;
-    c.kvHeadCount = 2;
-    c.headDim = 128;
-    c.ffnSize = 13696;
-    c.vocabSize = 65024;
-    c.contextLength = 32768;
-    c.ropeDims = 64;
-    c.ropePairing = RopePairing::Adjacent;
+    c.architecture = architecture;
+    c.layerCount = layers;
+    c.hiddenSize = hidden;
+    c.headCount = heads;
+    c.kvHeadCount = kvHeads;
+    c.headDim = headDim;
+    c.ffnSize = ffn;
+    c.vocabSize = vocab;
+    c.contextLength = context;
+    c.ropeDims = ropeDims;
+    c.ropePairing = RopePairing::Adjacent;  // GGUF's pairing, and GLM's
     c.rmsNormEps = 1e-5;
-    c.qkvBias = true;
-    return c;
-}
-
-ModelConfig tinyllama() {
-    // TinyLlama/TinyLlama-1.1B-Chat-v1.0 config.json, with GGUF's adjacent RoPE pairs
-    ModelConfig c;
-    c.architecture = "llama";
-    c.layerCount = 22;
-    c.hiddenSize = 2048;
-    c.headCount = 32;
-    c.kvHeadCount = 4;
-    c.headDim = 64;
-    c.ffnSize = 5632;
-    c.vocabSize = 32000;
-    c.contextLength = 2048;
-    c.ropeDims = 64;
-    c.ropePairing = RopePairing::Adjacent;
-    c.rmsNormEps = 1e-5;
+    c.qkvBias = qkvBias;
     return c;
 }
 
 const std::vector<Preset>& presets() {
-    static const std::vector<Preset> all{{"chatglm2-6b", chatglm2()},
-                                         {"tinyllama-1.1b", tinyllama()}};
+    // From THUDM/chatglm2-6b's and TinyLlama/TinyLlama-1.1B-Chat-v1.0's config.json.
+    static const std::vector<Preset> all{
+        {"chatglm2-6b", shape("chatglm", 28, 4096, 32, 2, 128, 13696, 65024, 32768, 64, true)},
+        {"tinyllama-1.1b", shape("llama", 22, 2048, 32, 4, 64, 5632, 32000, 2048, 64, false)},
+    };
     return all;
 }
 

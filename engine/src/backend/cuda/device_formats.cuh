@@ -97,27 +97,29 @@ struct Chunk<DType::F32> {
     }
 };
 
-template <>
-struct Chunk<DType::F16> {
+// F16 and BF16: eight 16-bit values per load, dotted by Lanes::dot8.
+template <class Lanes>
+struct SixteenBitChunk {
     static constexpr int kValues = 8;
     __device__ static float dot(const DeviceMatrix& w, int64_t row, int64_t chunk, const float* x) {
         const uint4* p = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(w.values) +
                                                         row * w.columns) +
                          chunk;
-        return dotHalf8(*p, x);
+        return Lanes::dot8(*p, x);
     }
 };
 
-template <>
-struct Chunk<DType::BF16> {
-    static constexpr int kValues = 8;
-    __device__ static float dot(const DeviceMatrix& w, int64_t row, int64_t chunk, const float* x) {
-        const uint4* p = reinterpret_cast<const uint4*>(static_cast<const uint16_t*>(w.values) +
-                                                        row * w.columns) +
-                         chunk;
-        return dotBf16x8(*p, x);
-    }
+struct HalfLanes {
+    __device__ static float dot8(uint4 raw, const float* x) { return dotHalf8(raw, x); }
 };
+struct Bf16Lanes {
+    __device__ static float dot8(uint4 raw, const float* x) { return dotBf16x8(raw, x); }
+};
+
+template <>
+struct Chunk<DType::F16> : SixteenBitChunk<HalfLanes> {};
+template <>
+struct Chunk<DType::BF16> : SixteenBitChunk<Bf16Lanes> {};
 
 template <>
 struct Chunk<DType::Q8_0> {

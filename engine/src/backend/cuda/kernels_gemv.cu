@@ -42,38 +42,29 @@ __global__ void gemvValues(DeviceMatrix w, const float* x, float* y) {
         y[row] = sum;
 }
 
+using GemvKernel = void (*)(DeviceMatrix, const float*, float*);
+
+GemvKernel gemvKernelFor(const DeviceMatrix& w) {
+    const bool floatChunks = w.columns % 8 == 0;
+    switch (w.dtype) {
+        case DType::Q8_0:
+            return gemvChunks<DType::Q8_0>;
+        case DType::Q4_0:
+            return gemvChunks<DType::Q4_0>;
+        case DType::F16:
+            return floatChunks ? gemvChunks<DType::F16> : gemvValues;
+        case DType::BF16:
+            return floatChunks ? gemvChunks<DType::BF16> : gemvValues;
+        default:
+            return floatChunks ? gemvChunks<DType::F32> : gemvValues;
+    }
+}
+
 }  // namespace
 
 void gemv(const DeviceMatrix& w, const float* x, float* y, cudaStream_t stream) {
     const auto blocks = unsigned((w.rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
-    const unsigned threads = 32 * kWarpsPerBlock;
-    const bool floatChunks = w.columns % 8 == 0;
-    switch (w.dtype) {
-        case DType::Q8_0:
-            gemvChunks<DType::Q8_0><<<blocks, threads, 0, stream>>>(w, x, y);
-            break;
-        case DType::Q4_0:
-            gemvChunks<DType::Q4_0><<<blocks, threads, 0, stream>>>(w, x, y);
-            break;
-        case DType::F16:
-            if (floatChunks)
-                gemvChunks<DType::F16><<<blocks, threads, 0, stream>>>(w, x, y);
-            else
-                gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
-            break;
-        case DType::BF16:
-            if (floatChunks)
-                gemvChunks<DType::BF16><<<blocks, threads, 0, stream>>>(w, x, y);
-            else
-                gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
-            break;
-        default:
-            if (floatChunks)
-                gemvChunks<DType::F32><<<blocks, threads, 0, stream>>>(w, x, y);
-            else
-                gemvValues<<<blocks, threads, 0, stream>>>(w, x, y);
-            break;
-    }
+    gemvKernelFor(w)<<<blocks, 32 * kWarpsPerBlock, 0, stream>>>(w, x, y);
     INFERLENS_CUDA_CHECK_LAUNCH();
 }
 
