@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config  # toolchain
+  clang                     # libFuzzer for tests/fuzz (its runtime: see below)
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools  # Qt 6: Core, Test, Widgets, LinguistTools
   libqcustomplot-dev        # plots in the desktop app (QCustomPlotQt6)
   qt6-svg-dev               # SVG export of the panels (QSvgGenerator)
@@ -12,6 +13,11 @@ packages=(
   nlohmann-json3-dev        # config.json, safetensors headers, shard indexes
   fonts-wqy-microhei        # a CJK font, so that Chinese text is not drawn as empty boxes
 )
+
+# libFuzzer's runtime comes with clang on Debian 12 and in libclang-rt-dev on Ubuntu 24.04.
+if apt-cache show libclang-rt-dev > /dev/null 2>&1; then
+  packages+=(libclang-rt-dev)
+fi
 
 missing=()
 for package in "${packages[@]}"; do

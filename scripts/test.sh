@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
-# Install what is missing, build (CUDA backend included whenever nvcc exists), and run every test.
-# Tests need no display (QT_QPA_PLATFORM=offscreen) and no GPU (GPU tests skip with a message).
+# Install what is missing, build (CUDA backend included whenever nvcc exists), and run every test:
+# the suite, the suite again under ASan + UBSan and the threading tests under TSan
+# (scripts/test-sanitizers.sh), then every fuzz target for a bounded time (tests/fuzz/run.sh,
+# INFERLENS_FUZZ_SECONDS per target, default 20). Tests need no display (QT_QPA_PLATFORM=offscreen)
+# and no GPU (GPU tests skip with a message).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${INFERLENS_BUILD_DIR:-$root/build}"
@@ -8,3 +11,5 @@ build="${INFERLENS_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh" -DINFERLENS_TESTS=ON
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$build" --output-on-failure --timeout 900
+"$root/scripts/test-sanitizers.sh"
+"$root/tests/fuzz/run.sh" "${INFERLENS_FUZZ_SECONDS:-20}"

@@ -25,7 +25,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv
 nvcc --version | tail -2
 
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERLENS_CUDA=ON -DINFERLENS_GUI=OFF
-  -DINFERLENS_TESTS=ON -DINFERLENS_GPU_TESTS_ONLY=ON -DINFERLENS_BENCH=OFF
+  -DINFERLENS_TESTS=ON -DINFERLENS_QT_TESTS=OFF -DINFERLENS_BENCH=OFF
   -DCMAKE_CUDA_ARCHITECTURES="${INFERLENS_CUDA_ARCHITECTURES:-native}")
 if ! pkg-config --exists sentencepiece 2>/dev/null; then
   prefix="${TMPDIR:-/tmp}/inferlens-gpu-prefix"

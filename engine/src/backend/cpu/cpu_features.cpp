@@ -4,7 +4,22 @@
 #include <cstdlib>
 #include <string_view>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
 namespace inferlens {
+namespace {
+
+#if defined(__x86_64__) || defined(__i386__)
+// CPUID leaf 1, ECX bit 29. Asked directly: clang's __builtin_cpu_supports does not know "f16c".
+bool hasF16c() {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+#endif
+
+}  // namespace
 
 bool cpuSupports(CpuKernels kernels) {
     switch (kernels) {
@@ -12,8 +27,7 @@ bool cpuSupports(CpuKernels kernels) {
             return true;
 #if defined(__x86_64__) || defined(__i386__)
         case CpuKernels::Avx2:
-            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                   __builtin_cpu_supports("f16c");
+            return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && hasF16c();
         case CpuKernels::Avx512:
             return cpuSupports(CpuKernels::Avx2) && __builtin_cpu_supports("avx512f") &&
                    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
