@@ -61,7 +61,8 @@ class TestGuiEndToEnd : public QObject {
   private slots:
     void initTestCase() {
         QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();  // no conversation or layout left by an earlier run
+        QSettings().clear();  // no layout left by an earlier run, nor a conversation
+        QFile::remove(ConversationStore().path());
     }
 
     void anUnansweredQuestionIsSupersededByTheNextOne() {

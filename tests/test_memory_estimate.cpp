@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/error.h"
 #include "generator.h"
 #include "models/memory_estimate.h"
 #include "models/model.h"
@@ -69,6 +70,25 @@ class TestMemoryEstimate : public QObject {
 #else
         QSKIP("MemAvailable is read from /proc/meminfo (Linux only)");
 #endif
+    }
+
+    void aModelLargerThanTheFreeMemoryIsRefusedWithTheNumbers() {
+        MemoryEstimate estimate;
+        estimate.weightBytes = 3'000'000'000;
+        estimate.kvCacheBytes = 500'000'000;
+        estimate.workBytes = 100'000'000;
+        estimate.contextSize = 4096;
+        requireMemory(estimate, std::nullopt, "m.gguf");   // unknown: nothing to say
+        requireMemory(estimate, 3'600'000'000, "m.gguf");  // exactly enough
+        try {
+            requireMemory(estimate, 2'000'000'000, "m.gguf");
+            QFAIL("a model larger than the free memory was accepted");
+        } catch (const Error& error) {
+            const QString message = QString::fromUtf8(error.what());
+            for (const char* part : {"m.gguf", "needs 3.60 GB", "weights 3.00 GB",
+                                     "KV cache 0.50 GB for 4096 tokens", "2.00 GB"})
+                QVERIFY2(message.contains(part), error.what());
+        }
     }
 
     void prefetchReportsProgressToTheEnd() {

@@ -1,6 +1,29 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ConversationStore</name>
+    <message>
+        <source>not a conversation of this version</source>
+        <translation>不是此版本的对话文件</translation>
+    </message>
+    <message>
+        <source>a turn without a role or text</source>
+        <translation>有一轮对话缺少角色或文本</translation>
+    </message>
+    <message>
+        <source>The saved conversation could not be read (%1); it was kept as %2.</source>
+        <translation>无法读取已保存的对话（%1）；原文件已保留为 %2。</translation>
+    </message>
+    <message>
+        <source>The saved conversation could not be read (%1) nor moved aside; it stays at %2 and will not be overwritten until moved.</source>
+        <translation>无法读取已保存的对话（%1），也无法将其移开；它仍在 %2，移走之前不会被覆盖。</translation>
+    </message>
+    <message>
+        <source>%1 is not a readable conversation; it is left as it is</source>
+        <translation>%1 不是可读取的对话文件；保持原样</translation>
+    </message>
+</context>
+<context>
     <name>DisplayText</name>
     <message>
         <source>%1 B</source>
@@ -656,6 +679,14 @@
     <message>
         <source>Model loaded on %1; chat template %2</source>
         <translation>模型已加载到 %1；对话模板 %2</translation>
+    </message>
+    <message>
+        <source>Saved conversation</source>
+        <translation>已保存的对话</translation>
+    </message>
+    <message>
+        <source>The conversation could not be saved: %1</source>
+        <translation>无法保存对话：%1</translation>
     </message>
 </context>
 <context>

@@ -41,6 +41,16 @@ ZH_CN = {
     'Loading %1…': '正在加载 %1…',
     '%1 · %2 · %3 parameters · %4 · context %5 · %6': '%1 · %2 · %3 参数 · %4 · 上下文 %5 · %6',
     'Model loaded on %1; chat template %2': '模型已加载到 %1；对话模板 %2',
+    'not a conversation of this version': '不是此版本的对话文件',
+    'a turn without a role or text': '有一轮对话缺少角色或文本',
+    'The saved conversation could not be read (%1); it was kept as %2.':
+        '无法读取已保存的对话（%1）；原文件已保留为 %2。',
+    'The saved conversation could not be read (%1) nor moved aside; it stays at %2 and will not be '
+    'overwritten until moved.':
+        '无法读取已保存的对话（%1），也无法将其移开；它仍在 %2，移走之前不会被覆盖。',
+    '%1 is not a readable conversation; it is left as it is': '%1 不是可读取的对话文件；保持原样',
+    'Saved conversation': '已保存的对话',
+    'The conversation could not be saved: %1': '无法保存对话：%1',
     '&Device': '设备(&D)', 'CPU': 'CPU', 'No GPU: %1': '没有 GPU：%1',
     '%1; the model runs on the CPU': '%1；模型改在 CPU 上运行',
     'Run the model on cpu, cuda or cuda:N (default: the Device menu\'s last choice).':

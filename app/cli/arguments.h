@@ -35,7 +35,7 @@ class Arguments {
 
     // --model, or the default model (INFERLENS_MODEL, then the bundled one).
     std::string modelPath() const;
-    std::optional<DType> dtype(const std::string& name) const;         // f32, f16, bf16, q8_0 … q6_k
+    std::optional<DType> dtype(const std::string& name) const;  // f32, f16, bf16, q8_0 … q6_k
     std::optional<ModelFormat> format(const std::string& name) const;  // gguf | hf
 
   private:

@@ -73,7 +73,7 @@ BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options
         bench.name = "synthetic " + *synth + " " + typeName;
         return bench;
     }
-    bench.model.emplace(Model::open(args.modelPath(), !options.device.isCuda()));
+    bench.model.emplace(openModel(args.modelPath(), options));
     bench.backend = makeBackend(*bench.model, options);
     bench.name = bench.model->files().path;
     bench.weightBytes = bench.model->files().weightBytes();

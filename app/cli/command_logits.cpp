@@ -17,7 +17,7 @@ int runLogits(const Words& words) {
     options.device = chooseDevice(args);
     options.contextSize = args.integer("ctx-size", 0);
     options.useKvCache = !args.flag("no-cache");
-    Model model = Model::open(args.modelPath(), !options.device.isCuda());
+    Model model = openModel(args.modelPath(), options);
     Generator generator(makeBackend(model, options), options.useKvCache);
     if (int64_t(ids.size()) > generator.contextSize())
         throw Error(std::to_string(ids.size()) + " ids do not fit in the context of " +

@@ -4,6 +4,7 @@
 
 #include "backend/devices.h"
 #include "core/error.h"
+#include "models/memory_estimate.h"
 
 namespace inferlens::cli {
 
@@ -24,6 +25,23 @@ ComputeDevice chooseDevice(const Arguments& args) {
     return device;
 }
 
+namespace {
+
+void requireMemoryForCpu(const ModelFiles& files, int64_t contextSize) {
+    const int64_t context = resolveContextSize(files.config, contextSize);
+    requireMemory(estimateMemory(files.config, files.weightBytes(), context),
+                  availableMemoryBytes(), files.path);
+}
+
+}  // namespace
+
+Model openModel(const std::string& path, const GeneratorOptions& options) {
+    ModelFiles files = openModelFiles(path);
+    if (!options.device.isCuda())
+        requireMemoryForCpu(files, options.contextSize);
+    return Model(std::move(files), !options.device.isCuda());
+}
+
 std::unique_ptr<ForwardBackend> makeBackend(Model& model, const GeneratorOptions& options) {
     if (options.device.isCuda()) {
         try {
@@ -34,6 +52,7 @@ std::unique_ptr<ForwardBackend> makeBackend(Model& model, const GeneratorOptions
             std::fprintf(stderr, "inferlens-cli: %s; running on the CPU instead\n", error.what());
         }
     }
+    requireMemoryForCpu(model.files(), options.contextSize);
     model.placeForCpu();
     GeneratorOptions cpu = options;
     cpu.device = {};

@@ -33,11 +33,19 @@ std::set<std::string> with(std::set<std::string> names, std::initializer_list<co
     return names;
 }
 
+GeneratorOptions GenerationSetup::optionsFrom(const Arguments& args) {
+    GeneratorOptions options;
+    options.device = chooseDevice(args);
+    options.contextSize = args.integer("ctx-size", 0);
+    options.threads = int(args.integer("threads", 0));
+    options.useKvCache = !args.flag("no-cache");
+    return options;
+}
+
 GenerationSetup::GenerationSetup(const Arguments& args)
-    : device(chooseDevice(args)),
-      model(Model::open(args.modelPath(), !device.isCuda())),
+    : generator(optionsFrom(args)),
+      model(openModel(args.modelPath(), generator)),
       tokenizer(model.files()) {
-    generator.device = device;
     sampling.seed = uint64_t(args.integer("seed", 0));
     sampling.temperature = float(args.number("temperature", sampling.temperature));
     sampling.topK = int32_t(args.integer("top-k", sampling.topK));
@@ -51,9 +59,6 @@ GenerationSetup::GenerationSetup(const Arguments& args)
     maxTokens = args.integer("max-tokens", maxTokens);
     if (maxTokens < 1)
         throw UsageError("--max-tokens must be at least 1");
-    generator.contextSize = args.integer("ctx-size", 0);
-    generator.threads = int(args.integer("threads", 0));
-    generator.useKvCache = !args.flag("no-cache");
 }
 
 PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,

@@ -23,14 +23,15 @@ std::set<std::string> generationFlags();
 
 struct GenerationSetup {
     explicit GenerationSetup(const Arguments& args);
+    static GeneratorOptions optionsFrom(const Arguments& args);
     // The generator's backend, on --device (device_choice.h).
     std::unique_ptr<ForwardBackend> makeBackend() { return cli::makeBackend(model, generator); }
 
-    ComputeDevice device;  // before the model: it decides how the model is opened
+    // Before the model: the device and context decide how the model is opened.
+    GeneratorOptions generator;
     Model model;
     Tokenizer tokenizer;
     SamplingParams sampling;
-    GeneratorOptions generator;
     int64_t maxTokens = 256;
 };
 

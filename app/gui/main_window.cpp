@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -1035,15 +1036,29 @@ void MainWindow::restoreSession() {
     restoreGeometry(settings.value("window/geometry").toByteArray());
     restoreState(settings.value("window/state").toByteArray());
     contextBox_->setValue(settings.value("model/context", 0).toInt());
-    QList<ChatTurn> turns;
-    const QJsonArray saved =
-        QJsonDocument::fromJson(settings.value("chat/conversation").toByteArray()).array();
-    for (const auto& value : saved) {
-        const QJsonObject turn = value.toObject();
-        turns.append({turn["role"].toString() == "user", turn["text"].toString()});
+    if (!options_.prompt.isEmpty())  // a headless run starts from an empty conversation
+        return;
+    // Conversations used to live in the settings: moved once into their own file.
+    if (settings.contains("chat/conversation") && !QFile::exists(conversations_.path())) {
+        QList<ChatTurn> turns;
+        const QJsonArray saved =
+            QJsonDocument::fromJson(settings.value("chat/conversation").toByteArray()).array();
+        for (const auto& value : saved) {
+            const QJsonObject turn = value.toObject();
+            turns.append({turn["role"].toString() == "user", turn["text"].toString()});
+        }
+        if (conversations_.save(turns).isEmpty())
+            settings.remove("chat/conversation");
     }
-    if (options_.prompt.isEmpty())  // a headless run starts from an empty conversation
-        chat_->setConversation(turns);
+    const ConversationStore::Loaded loaded = conversations_.load();
+    if (!loaded.problem.isEmpty()) {  // told without blocking the start
+        auto* box = new QMessageBox(QMessageBox::Warning, tr("Saved conversation"), loaded.problem,
+                                    QMessageBox::Ok, this);
+        box->setObjectName(QStringLiteral("conversationProblem"));
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+    }
+    chat_->setConversation(loaded.turns);
 }
 
 void MainWindow::saveSession() const {
@@ -1053,10 +1068,9 @@ void MainWindow::saveSession() const {
     settings.setValue("window/geometry", saveGeometry());
     settings.setValue("window/state", saveState());
     settings.setValue("model/context", contextBox_->value());
-    QJsonArray turns;
-    for (const ChatTurn& turn : chat_->conversation())
-        turns.append(QJsonObject{{"role", turn.user ? "user" : "assistant"}, {"text", turn.text}});
-    settings.setValue("chat/conversation", QJsonDocument(turns).toJson(QJsonDocument::Compact));
+    const QString error = conversations_.save(chat_->conversation());
+    if (!error.isEmpty())
+        statusBar()->showMessage(tr("The conversation could not be saved: %1").arg(error));
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "conversation_store.h"
 #include "engine_worker.h"
 #include "live_texts.h"
 
@@ -153,6 +154,7 @@ class MainWindow : public QMainWindow {
     void finishHeadlessRun(bool ok, const QString& message);
 
     StartupOptions options_;
+    ConversationStore conversations_;  // autosaved after every message
     EngineSession* session_;
     ChatView* chat_;
     SamplingControls* sampling_;

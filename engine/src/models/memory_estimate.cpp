@@ -1,6 +1,9 @@
 #include "models/memory_estimate.h"
 
+#include "core/error.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -33,6 +36,25 @@ std::optional<int64_t> availableMemoryBytes() {
             return kibibytes * 1024;
     }
     return std::nullopt;
+}
+
+void requireMemory(const MemoryEstimate& estimate, std::optional<int64_t> availableBytes,
+                   const std::string& path) {
+    if (!availableBytes || estimate.total() <= *availableBytes)
+        return;
+    const auto gigabytes = [](int64_t bytes) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2f GB", double(bytes) / 1e9);
+        return std::string(text);
+    };
+    throwFileError(path, "needs " + gigabytes(estimate.total()) + " (weights " +
+                             gigabytes(estimate.weightBytes) + ", KV cache " +
+                             gigabytes(estimate.kvCacheBytes) + " for " +
+                             std::to_string(estimate.contextSize) + " tokens, work " +
+                             gigabytes(estimate.workBytes) + ") but only " +
+                             gigabytes(*availableBytes) +
+                             " of memory are free; choose a smaller --ctx-size, a quantized "
+                             "model, or close programs");
 }
 
 bool prefetchWeights(const ModelFiles& files,

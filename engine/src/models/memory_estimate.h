@@ -27,6 +27,12 @@ MemoryEstimate estimateMemory(const ModelConfig& config, int64_t weightBytes, in
 // where unknown.
 std::optional<int64_t> availableMemoryBytes();
 
+// Throws Error naming `path` and the numbers when `estimate` needs more than `availableBytes`
+// (nothing when that is unknown): "… needs 13.2 GB (weights 12.5 GB, KV cache 0.5 GB for 4096
+// tokens, work 0.2 GB) but only 9.8 GB of memory are free".
+void requireMemory(const MemoryEstimate& estimate, std::optional<int64_t> availableBytes,
+                   const std::string& path);
+
 // Brings every weight into memory by reading one byte per page, in file order, so that the first
 // generation does not stall on disk reads and loading shows real progress. `progress(done, total)`
 // (bytes) is called every few megabytes; returning false cancels, and prefetchWeights returns
