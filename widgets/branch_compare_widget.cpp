@@ -3,6 +3,7 @@
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QListWidget>
+#include <QSignalBlocker>
 #include <QSplitter>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -46,8 +47,13 @@ void BranchCompareWidget::appendToken(int branch, BranchToken token) {
 }
 
 void BranchCompareWidget::clear() {
+    // The list first, quietly: clearing it changes the current row, and a refresh then would read
+    // branches that are gone (AddressSanitizer found it).
+    {
+        const QSignalBlocker quiet(list_);
+        list_->clear();
+    }
     branches_.clear();
-    list_->clear();
     refresh();
 }
 
@@ -104,7 +110,7 @@ void BranchCompareWidget::refresh() {
                               : tr("No branches yet: click a candidate in the "
                                    "sampling panel to force it and continue."));
     right_->setHtml(beside >= 0 ? branchHtml(beside) : QString());
-    for (int i = 0; i < list_->count(); ++i) {
+    for (int i = 0; i < list_->count() && i < branchCount(); ++i) {
         list_->item(i)->setText(itemText(i));
     }
 }
