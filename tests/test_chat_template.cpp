@@ -14,6 +14,7 @@
 #include "models/model_files.h"
 #include "support/test_models.h"
 #include "tokenizer/chat_template.h"
+#include "tokenizer/context_fit.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace inferlens;
@@ -235,6 +236,41 @@ class TestChatTemplate : public QObject {
     }
 
     // A user who types a special token's name gets text, never the token.
+    void aConversationLongerThanTheContextDropsItsOldestRounds() {
+        const ChatTemplate chat(ChatTemplateKind::ChatGlm3, *glm_);
+        std::vector<ChatMessage> messages{{ChatRole::System, "Be brief."}};
+        for (int round = 0; round < 6; ++round) {
+            messages.push_back({ChatRole::User, "question number " + std::to_string(round)});
+            messages.push_back({ChatRole::Assistant, "answer number " + std::to_string(round)});
+        }
+        messages.push_back({ChatRole::User, "the last question"});
+        const auto whole = int64_t(chat.render(messages).ids.size());
+        // Fits: nothing dropped, the same ids as a plain render.
+        const FittedPrompt all = renderToFit(chat, messages, whole + 10, 10);
+        QCOMPARE(all.droppedRounds, 0);
+        QCOMPARE(all.prompt.ids, chat.render(messages).ids);
+        // One token short: the oldest round goes, the system message and the last question stay.
+        const FittedPrompt fitted = renderToFit(chat, messages, whole + 9, 10);
+        QVERIFY(fitted.droppedRounds >= 1);
+        QVERIFY(int64_t(fitted.prompt.ids.size()) + 10 <= whole + 9);
+        const std::string text = fitted.prompt.info.text;
+        QVERIFY(text.find("Be brief.") != std::string::npos);
+        QVERIFY(text.find("the last question") != std::string::npos);
+        QVERIFY(text.find("question number 0") == std::string::npos);
+        QVERIFY(text.find("question number 5") != std::string::npos);
+        std::vector<ChatMessage> expected{messages[0]};
+        expected.insert(expected.end(), messages.begin() + 1 + 2 * fitted.droppedRounds,
+                        messages.end());
+        QCOMPARE(fitted.prompt.ids, chat.render(expected).ids);
+        // Too small even for the last question: an error that says so.
+        try {
+            renderToFit(chat, messages, 12, 10);
+            QFAIL("a prompt that cannot fit was accepted");
+        } catch (const Error& error) {
+            QVERIFY2(QString(error.what()).contains("context holds 12"), error.what());
+        }
+    }
+
     void specialNamesInMessagesStayText() {
         for (const ChatTemplateKind kind :
              {ChatTemplateKind::ChatGlm2, ChatTemplateKind::ChatGlm3}) {

@@ -313,6 +313,10 @@
         <source>%1; the model runs on the CPU</source>
         <translation>%1；模型改在 CPU 上运行</translation>
     </message>
+    <message numerus="yes">
+        <source>The conversation is longer than the context of %1 tokens: the oldest %n round(s) are left out of the prompt.</source>
+        <translation><numerusform>对话超出了 %1 个词元的上下文：最早的 %n 轮未放入提示。</numerusform></translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::MainWindow</name>

@@ -50,6 +50,8 @@ ZH_CN = {
         '无法读取已保存的对话（%1），也无法将其移开；它仍在 %2，移走之前不会被覆盖。',
     '%1 is not a readable conversation; it is left as it is': '%1 不是可读取的对话文件；保持原样',
     'Saved conversation': '已保存的对话',
+    'The conversation is longer than the context of %1 tokens: the oldest %n round(s) are left out '
+    'of the prompt.': '对话超出了 %1 个词元的上下文：最早的 %n 轮未放入提示。',
     'The conversation could not be saved: %1': '无法保存对话：%1',
     '&Device': '设备(&D)', 'CPU': 'CPU', 'No GPU: %1': '没有 GPU：%1',
     '%1; the model runs on the CPU': '%1；模型改在 CPU 上运行',

@@ -1,13 +1,16 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
 #include "commands.h"
+#include "core/error.h"
 #include "generation_setup.h"
 #include "sampling/sampler.h"
 #include "token_printer.h"
 #include "tokenizer/chat_template.h"
+#include "tokenizer/context_fit.h"
 
 namespace inferlens::cli {
 
@@ -43,7 +46,21 @@ int runChat(const Words& words) {
         if (line.empty())
             continue;
         messages.push_back({ChatRole::User, line});
-        const RenderedPrompt prompt = chatTemplate.render(messages);
+        FittedPrompt fitted;
+        try {
+            fitted = renderToFit(chatTemplate, messages, generator.contextSize(),
+                                 std::min(setup.maxTokens, generator.contextSize() / 2));
+        } catch (const Error& error) {
+            std::fprintf(stderr, "inferlens-cli: %s\n", error.what());
+            messages.pop_back();
+            continue;
+        }
+        if (fitted.droppedRounds > 0)
+            std::fprintf(stderr,
+                         "inferlens-cli: the conversation is longer than the context; the oldest "
+                         "%d round(s) are left out of the prompt\n",
+                         fitted.droppedRounds);
+        const RenderedPrompt& prompt = fitted.prompt;
         generator.reset();
         TokenPrinter printer(sampler, setup.tokenizer, stdout, false);
         const Generation result =
@@ -51,10 +68,10 @@ int runChat(const Words& words) {
         messages.push_back({ChatRole::Assistant, printer.finish()});
         std::printf("\n");
         std::fflush(stdout);
-        if (result.reason == FinishReason::ContextFull) {
-            std::fprintf(stderr, "inferlens-cli: the context is full; ending the chat\n");
-            break;
-        }
+        if (result.reason == FinishReason::ContextFull)
+            std::fprintf(stderr,
+                         "inferlens-cli: the reply filled the context; the next turn "
+                         "leaves the oldest rounds out\n");
     }
     return 0;
 }

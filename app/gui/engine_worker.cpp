@@ -17,6 +17,7 @@
 #include "teaching/kv_cache_experiment.h"
 #include "teaching/logit_lens.h"
 #include "tokenizer/chat_template.h"
+#include "tokenizer/context_fit.h"
 #include "tokenizer/streaming_detokenizer.h"
 #include "tokenizer/tokenizer.h"
 #include "trace/trace_writer.h"
@@ -227,8 +228,15 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         for (const ChatTurn& turn : conversation)
             messages.push_back(
                 {turn.user ? ChatRole::User : ChatRole::Assistant, turn.text.toStdString()});
-        const RenderedPrompt prompt = chat_->render(messages);
-        run(prompt.info, prompt.info.tokens.size(), maxNewTokens);
+        const int64_t context = backend_->contextSize();
+        const FittedPrompt fitted =
+            renderToFit(*chat_, messages, context, std::min<int64_t>(maxNewTokens, context / 2));
+        if (fitted.droppedRounds > 0)
+            emit notice(tr("The conversation is longer than the context of %1 tokens: the oldest "
+                           "%n round(s) are left out of the prompt.",
+                           nullptr, fitted.droppedRounds)
+                            .arg(context));
+        run(fitted.prompt.info, fitted.prompt.info.tokens.size(), maxNewTokens);
     } catch (const std::exception& error) {
         emit generationFinished({}, QString::fromUtf8(error.what()), false);
     }

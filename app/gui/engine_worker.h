@@ -121,6 +121,8 @@ class EngineWorker : public QObject {
     void loadProgress(qint64 done, qint64 total);
     void modelLoaded(const inferlens::gui::ModelSummary& summary);
     void modelFailed(const QString& message);
+    // Something the user should know that is not an error (e.g. old rounds left out of a prompt).
+    void notice(const QString& message);
     void tokenized(const std::vector<inferlens::widgets::TokenChip>& chips);
     void tokenGenerated(const inferlens::widgets::TokenChip& chip, const QString& text);
     void attention(const inferlens::widgets::AttentionMatrix& matrix);

@@ -86,6 +86,8 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     });
     connect(worker, &EngineWorker::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(worker, &EngineWorker::modelFailed, this, &MainWindow::onModelFailed);
+    connect(worker, &EngineWorker::notice, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 20000); });
     connect(worker, &EngineWorker::tokenized, this, &MainWindow::onTokenized);
     connect(worker, &EngineWorker::tokenGenerated, this, &MainWindow::onTokenGenerated);
     connect(worker, &EngineWorker::attention, this, &MainWindow::onAttention);
