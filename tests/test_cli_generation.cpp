@@ -102,17 +102,19 @@ class TestCliGeneration : public QObject {
     }
 
     void chatAnswersEveryLine() {
-        QProcess process;
-        process.start(QStringLiteral(INFERLENS_CLI_PATH),
-                      {"chat", "--model", model_, "--max-tokens", "4", "--seed", "1", "--template",
-                       "chatglm3", "--system", "be brief"});
-        QVERIFY(process.waitForStarted());
-        process.write("hello\nthe world\n");
-        process.closeWriteChannel();
-        QVERIFY(process.waitForFinished(60000));
-        QCOMPARE(process.exitCode(), 0);
-        const QString out = QString::fromUtf8(process.readAllStandardOutput());
-        QCOMPARE(out.count('\n'), 2);  // one answer line per user line
+        const auto result = chat({"--system", "be brief"}, "hello\nthe world\n");
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.standardOutput.count('\n'), 2);  // one answer line per user line
+    }
+
+    void aChatLongerThanTheContextLeavesOutItsOldestRounds() {
+        const auto result =
+            chat({"--ctx-size", "48"},
+                 "hello the world\nthe world hello\nhello hello the\nworld the world\n");
+        QCOMPARE(result.exitCode, 0);
+        QCOMPARE(result.standardOutput.count('\n'), 4);  // every line still answered
+        QVERIFY2(result.standardError.contains("left out of the prompt"),
+                 qPrintable(result.standardError));
     }
 
     void traceEventsAreCompleteAndInOrder() {
@@ -274,6 +276,21 @@ class TestCliGeneration : public QObject {
     }
 
   private:
+    // `inferlens-cli chat` (chatglm3, 4 tokens per answer) with `input` on stdin.
+    test::CliResult chat(const QStringList& more, const QByteArray& input) const {
+        QProcess process;
+        process.start(QStringLiteral(INFERLENS_CLI_PATH),
+                      QStringList{"chat", "--model", model_, "--max-tokens", "4", "--seed", "1",
+                                  "--template", "chatglm3"} +
+                          more);
+        process.waitForStarted();
+        process.write(input);
+        process.closeWriteChannel();
+        process.waitForFinished(60000);
+        return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
+                QString::fromUtf8(process.readAllStandardError())};
+    }
+
     QTemporaryDir dir_;
     QString model_;
 };
