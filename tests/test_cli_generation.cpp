@@ -229,6 +229,10 @@ class TestCliGeneration : public QObject {
             << QStringList{"generate", "--prompt", "a", "--top-p", "1.5"} << 1 << "top";
         QTest::newRow("bad device")
             << QStringList{"generate", "--prompt", "a", "--device", "tpu"} << 2 << "--device";
+        QTest::newRow("prompt longer than the context")
+            << QStringList{"generate", "--prompt", QString("hello the world ").repeated(40),
+                           "--ctx-size", "32"}
+            << 1 << "the context holds 32";
         QTest::newRow("bad device index")
             << QStringList{"logits", "--ids", "3", "--out", "/dev/null", "--device", "cuda:-1"} << 2
             << "cuda:N";

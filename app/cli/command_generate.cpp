@@ -19,6 +19,7 @@ int runGenerate(const Words& words) {
     GenerationSetup setup(args);
     const std::vector<int32_t> ids = setup.tokenizer.encode(prompt);
     Generator generator(setup.makeBackend(), setup.generator.useKvCache);
+    requirePromptFits(ids, generator);
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     const bool json = args.flag("json");
     TokenPrinter printer(sampler, setup.tokenizer, stdout, json);

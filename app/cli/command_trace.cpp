@@ -76,6 +76,7 @@ int runTrace(const Words& words) {
     Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
     SamplerChooser chooser(sampler);
     const std::vector<int32_t> ids = prompt.info.ids();
+    requirePromptFits(ids, generator);
     generator.generate(ids, setup.maxTokens, chooser,
                        {prompt.stopIds.begin(), prompt.stopIds.end()});
     return 0;

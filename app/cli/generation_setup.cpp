@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "core/error.h"
 #include "device_choice.h"
 #include "tokenizer/chat_template.h"
 
@@ -26,6 +27,16 @@ std::set<std::string> generationValueOptions() {
 
 std::set<std::string> generationFlags() {
     return {"no-cache"};
+}
+
+void requirePromptFits(std::span<const int32_t> ids, const Generator& generator) {
+    if (int64_t(ids.size()) < generator.contextSize())
+        return;
+    throw Error("the prompt is " + std::to_string(ids.size()) +
+                " tokens long and the context holds " + std::to_string(generator.contextSize()) +
+                " (--ctx-size; the model's own is " +
+                std::to_string(generator.config().contextLength) +
+                "): shorten the prompt or choose a larger context");
 }
 
 std::set<std::string> with(std::set<std::string> names, std::initializer_list<const char*> more) {

@@ -45,6 +45,10 @@ struct PromptTokens {
 PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,
                             const GenerationSetup& setup);
 
+// Throws Error with the numbers when `ids` leave no room in the generator's context (instead of a
+// generation that ends before it starts).
+void requirePromptFits(std::span<const int32_t> ids, const Generator& generator);
+
 // A set of option names plus more.
 std::set<std::string> with(std::set<std::string> names, std::initializer_list<const char*> more);
 
