@@ -15,10 +15,10 @@ seconds="${1:-20}"
 shift || true
 targets=("$@")
 ((${#targets[@]})) ||
-  targets=(gguf safetensors torch_checkpoint config_json vocabulary tokenizer chat_template)
+  targets=(gguf safetensors torch_checkpoint config_json vocabulary tokenizer chat_template trace)
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DINFERLENS_FUZZ=ON -DINFERLENS_CUDA=OFF -DINFERLENS_GUI=OFF -DINFERLENS_BENCH=OFF \
+  -DINFERLENS_FUZZ=ON -DINFERLENS_CUDA=OFF -DINFERLENS_GUI=ON -DINFERLENS_BENCH=OFF \
   -DINFERLENS_TESTS=ON > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 ninja -C "$build" "${targets[@]/#/fuzz_}" | tail -1
 
