@@ -69,7 +69,6 @@ class Generator {
               ProbeSet* probes = nullptr, GenerationControl* control = nullptr);
 
     const ModelConfig& config() const { return backend_->config(); }
-    const ForwardBackend& backend() const { return *backend_; }
     int64_t contextSize() const { return backend_->contextSize(); }
     int threadCount() const { return backend_->threadCount(); }
     int64_t tokenCount() const { return int64_t(history_.size()); }

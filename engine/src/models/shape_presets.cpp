@@ -49,12 +49,12 @@ std::vector<std::string> shapePresetNames() {
 }
 
 ModelConfig shapePreset(const std::string& name) {
-    std::string known;
-    for (const Preset& preset : presets()) {
+    for (const Preset& preset : presets())
         if (name == preset.name)
             return preset.config;
-        known += known.empty() ? preset.name : std::string(", ") + preset.name;
-    }
+    std::string known;
+    for (const std::string& preset : shapePresetNames())
+        known += (known.empty() ? "" : ", ") + preset;
     throw Error("unknown model shape '" + name + "' (known: " + known + ")");
 }
 
