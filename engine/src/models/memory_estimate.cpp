@@ -38,21 +38,22 @@ std::optional<int64_t> availableMemoryBytes() {
     return std::nullopt;
 }
 
+std::string gigabytesText(int64_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f GB", double(bytes) / 1e9);
+    return text;
+}
+
 void requireMemory(const MemoryEstimate& estimate, std::optional<int64_t> availableBytes,
                    const std::string& path) {
     if (!availableBytes || estimate.total() <= *availableBytes)
         return;
-    const auto gigabytes = [](int64_t bytes) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.2f GB", double(bytes) / 1e9);
-        return std::string(text);
-    };
-    throwFileError(path, "needs " + gigabytes(estimate.total()) + " (weights " +
-                             gigabytes(estimate.weightBytes) + ", KV cache " +
-                             gigabytes(estimate.kvCacheBytes) + " for " +
+    throwFileError(path, "needs " + gigabytesText(estimate.total()) + " (weights " +
+                             gigabytesText(estimate.weightBytes) + ", KV cache " +
+                             gigabytesText(estimate.kvCacheBytes) + " for " +
                              std::to_string(estimate.contextSize) + " tokens, work " +
-                             gigabytes(estimate.workBytes) + ") but only " +
-                             gigabytes(*availableBytes) +
+                             gigabytesText(estimate.workBytes) + ") but only " +
+                             gigabytesText(*availableBytes) +
                              " of memory are free; choose a smaller --ctx-size, a quantized "
                              "model, or close programs");
 }

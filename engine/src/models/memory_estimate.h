@@ -27,6 +27,9 @@ MemoryEstimate estimateMemory(const ModelConfig& config, int64_t weightBytes, in
 // where unknown.
 std::optional<int64_t> availableMemoryBytes();
 
+// "13.20 GB": how the refusals below write sizes.
+std::string gigabytesText(int64_t bytes);
+
 // Throws Error naming `path` and the numbers when `estimate` needs more than `availableBytes`
 // (nothing when that is unknown): "… needs 13.2 GB (weights 12.5 GB, KV cache 0.5 GB for 4096
 // tokens, work 0.2 GB) but only 9.8 GB of memory are free".

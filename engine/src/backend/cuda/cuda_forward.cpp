@@ -1,7 +1,6 @@
 #include "backend/cuda/cuda_forward.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -9,6 +8,7 @@
 #include "backend/cuda/kernels.h"
 #include "backend/cuda_backend.h"
 #include "core/error.h"
+#include "models/memory_estimate.h"
 
 namespace inferlens::cuda {
 namespace {
@@ -19,12 +19,6 @@ constexpr int64_t kLogitChunk = 64;  // rows of logits computed at a time
 constexpr int64_t kProbabilityBudget = int64_t(256) << 20;
 // Beyond what we allocate: the CUDA context, cuBLAS's workspace and library kernels.
 constexpr int64_t kRuntimeReserve = int64_t(512) << 20;
-
-std::string gigabytes(int64_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.2f GB", double(bytes) / 1e9);
-    return text;
-}
 
 }  // namespace
 
@@ -109,7 +103,9 @@ CudaForward::CudaForward(const ModelConfig& config, int deviceIndex, int64_t con
                                plan.largestBlockMatrix, plan.reducedPrecision};
     auto work = std::make_unique<Work>();
     const int64_t activationBytes = work->layout(c, capacity_, chunk, attentionChunk_, nullptr);
-    const int64_t cacheBytes = 2 * c.layerCount * alignedBytes(capacity_ * c.kvWidth() * 4);
+    const int64_t cacheBytes =
+        kvCacheStats(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 0, capacity_, capacity_)
+            .bytesAllocated;
     const int64_t workBytes = activationBytes + DeviceProducts::workBytes(limits);
 
     // Refuse before allocating anything, with the numbers.
@@ -118,11 +114,12 @@ CudaForward::CudaForward(const ModelConfig& config, int deviceIndex, int64_t con
     const int64_t needed = plan.bytes + workBytes + kRuntimeReserve;
     if (needed > int64_t(freeBytes))
         throw Error("the model does not fit in the memory of " + deviceName_ + ": it needs " +
-                    gigabytes(needed) + " (weights " + gigabytes(plan.bytes) + ", KV cache for " +
-                    std::to_string(capacity_) + " tokens " + gigabytes(cacheBytes) +
-                    ", work buffers and runtime " +
-                    gigabytes(workBytes - cacheBytes + kRuntimeReserve) + ") but " +
-                    gigabytes(int64_t(freeBytes)) + " of " + gigabytes(int64_t(totalBytes)) +
+                    gigabytesText(needed) + " (weights " + gigabytesText(plan.bytes) +
+                    ", KV cache for " + std::to_string(capacity_) + " tokens " +
+                    gigabytesText(cacheBytes) + ", work buffers and runtime " +
+                    gigabytesText(workBytes - cacheBytes + kRuntimeReserve) + ") but " +
+                    gigabytesText(int64_t(freeBytes)) + " of " +
+                    gigabytesText(int64_t(totalBytes)) +
                     " are free; try a smaller --ctx-size, a quantized model, or --device cpu");
 
     cudaStream_t stream = nullptr;
@@ -225,9 +222,9 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
 
     // Attention block: x += Wo · attention(RMSNorm(x))
     rmsNorm(x, layer.attentionNorm, count, hidden, c.rmsNormEps, w.normed, stream_);
-    product(layer.query, w.normed, count, w.query);
-    product(layer.key, w.normed, count, w.key);
-    product(layer.value, w.normed, count, w.value);
+    products_->multiply(layer.query, w.normed, count, w.query);
+    products_->multiply(layer.key, w.normed, count, w.key);
+    products_->multiply(layer.value, w.normed, count, w.value);
     if (layer.queryBias != nullptr)
         addBias(layer.queryBias, count, queryWidth, w.query, stream_);
     if (layer.keyBias != nullptr)
@@ -252,15 +249,15 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
         if (copyProbabilities && !wantedHeads_.empty())
             copyWantedProbabilities(offset + first, queriesNow);
     }
-    product(layer.attentionOutput, w.attended, count, w.projected);
+    products_->multiply(layer.attentionOutput, w.attended, count, w.projected);
     addInPlace(x, w.projected, count * hidden, stream_);
 
     // SwiGLU MLP block: x += W_down · (silu(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x)
     rmsNorm(x, layer.ffnNorm, count, hidden, c.rmsNormEps, w.normed, stream_);
-    product(layer.ffnGate, w.normed, count, w.gate);
-    product(layer.ffnUp, w.normed, count, w.up);
+    products_->multiply(layer.ffnGate, w.normed, count, w.gate);
+    products_->multiply(layer.ffnUp, w.normed, count, w.up);
     swiGlu(w.gate, w.up, count * c.ffnSize, stream_);
-    product(layer.ffnDown, w.gate, count, w.projected);
+    products_->multiply(layer.ffnDown, w.gate, count, w.projected);
     addInPlace(x, w.projected, count * hidden, stream_);
 }
 
@@ -304,10 +301,6 @@ void CudaForward::copyWantedProbabilities(int64_t tokenOffset, int64_t count) {
     }
 }
 
-void CudaForward::product(const DeviceMatrix& w, const float* x, int64_t tokens, float* y) {
-    products_->multiply(w, x, tokens, y);
-}
-
 void CudaForward::synchronize() {
     INFERLENS_CUDA_CHECK(cudaSetDevice(device_));
     INFERLENS_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -334,7 +327,7 @@ void CudaForward::finishStep(std::span<float> logits, int64_t rows) {
         const int64_t count = std::min(kLogitChunk, stepCount_ - row);
         rmsNorm(w.residual + row * c.hiddenSize, weights_.outputNorm, count, c.hiddenSize,
                 c.rmsNormEps, w.normed, stream_);
-        product(weights_.output, w.normed, count, w.logits);
+        products_->multiply(weights_.output, w.normed, count, w.logits);
         INFERLENS_CUDA_CHECK(cudaMemcpyAsync(logits.data() + (row - firstRow) * c.vocabSize,
                                              w.logits, size_t(count * c.vocabSize) * sizeof(float),
                                              cudaMemcpyDeviceToHost, stream_));

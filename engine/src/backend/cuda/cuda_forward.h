@@ -55,7 +55,6 @@ class CudaForward final : public ForwardBackend {
     void enqueueLayer(int64_t layer, int64_t tokenOffset, int64_t count, bool copyProbabilities);
     void replayDecodeLayer(int64_t layer);
     void copyWantedProbabilities(int64_t tokenOffset, int64_t count);
-    void product(const DeviceMatrix& w, const float* x, int64_t tokens, float* y);
 
     ModelConfig config_;
     int device_;
