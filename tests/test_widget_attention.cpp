@@ -1,6 +1,7 @@
 // The attention panels: the heat map paints each weight in exactly colourFor(weight), log mapping
 // recolours, a decode step's row is appended in place, points map to (query, key); the head grid
-// pools and selects heads; the overview colours one number per head and selects by click.
+// pools and selects heads; past its memory budget the heat map pools blocks of positions to their
+// maximum and says so; the overview colours one number per head and selects by click.
 
 #include <QSignalSpy>
 #include <QTest>
@@ -187,6 +188,47 @@ class TestWidgetAttention : public QObject {
             cell = map.cellAt(p);
             QCOMPARE(image.pixelColor(p), map.colourFor(map.weight(cell->first, cell->second)));
         }
+    }
+
+    void aMatrixOverTheMemoryBudgetIsShownPooledWithANote() {
+        AttentionHeatmapWidget map;
+        map.resize(420, 420);
+        map.setMemoryBudget(16 << 10);  // 2,048 cells: 45 positions square
+        map.setMatrix(causal(0, 0, 0, 30, 30));
+        QCOMPARE(map.block(), 1);
+        QVERIFY(map.poolingNote().isEmpty());
+        for (int query = 30; query < 300; ++query)
+            map.appendRows(causal(0, 0, query, 1, query + 1));
+        QCOMPARE(map.block(), AttentionStore::blockFor(300, 16 << 10));
+        QCOMPARE(map.block(), 8);
+        QVERIFY(map.memoryBytes() <= map.memoryBudget());
+        QVERIFY2(map.poolingNote().contains("8 × 8"), qPrintable(map.poolingNote()));
+        QCOMPARE(map.queryCount(), 300);
+        // Each cell is painted in the colour of its block's largest weight, computed here from the
+        // rows themselves; the cells above the diagonal block stay masked.
+        const QImage image = map.grab().toImage();
+        for (const auto& [query, key] :
+             {std::pair{0, 0}, {77, 8}, {150, 140}, {299, 0}, {299, 296}}) {
+            float largest = 0;
+            for (int q = query / 8 * 8; q < query / 8 * 8 + 8 && q < 300; ++q)
+                for (int k = key / 8 * 8; k < key / 8 * 8 + 8 && k <= q; ++k)
+                    largest = std::max(largest, causal(0, 0, q, 1, q + 1).weights[size_t(k)]);
+            QCOMPARE(map.weight(query, key), largest);
+            const QRect cell = map.cellRect(query, key);
+            QVERIFY(!cell.isNull());
+            QCOMPARE(image.pixelColor(cell.topLeft()), map.colourFor(largest));
+        }
+        QCOMPARE(image.pixelColor(map.cellRect(40, 200).topLeft()),
+                 AttentionHeatmapWidget::maskedColour());
+        const QString tip = map.toolTipAt(map.cellRect(77, 8).topLeft());
+        QVERIFY2(tip.contains("72") && tip.contains("79") && tip.contains("8 × 8"),
+                 qPrintable(tip));
+        // A smaller budget pools what is shown at once; clearing frees it.
+        map.setMemoryBudget(4 << 10);
+        QCOMPARE(map.block(), AttentionStore::blockFor(300, 4 << 10));
+        QVERIFY(map.memoryBytes() <= 4 << 10);
+        map.clear();
+        QCOMPARE(map.memoryBytes(), int64_t(0));
     }
 
     void headGridPoolsAndSelects() {

@@ -692,6 +692,18 @@
         <source>The conversation could not be saved: %1</source>
         <translation>无法保存对话：%1</translation>
     </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source> MB</source>
+        <translation> MB</translation>
+    </message>
+    <message>
+        <source>Most memory the heat map may hold. A longer sequence is shown pooled: each cell the largest weight of a block of positions.</source>
+        <translation>热力图最多可占用的内存。更长的序列会以池化方式显示：每个单元格是一块位置中的最大权重。</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -895,6 +907,22 @@ Click to show this head in the heat map</source>
     <message>
         <source>linear scale</source>
         <translation>线性刻度</translation>
+    </message>
+    <message>
+        <source>%1 (%2) … %3 (%4) → %5 (%6) … %7 (%8)</source>
+        <translation>%1（%2）… %3（%4）→ %5（%6）… %7（%8）</translation>
+    </message>
+    <message>
+        <source>%1: masked (future tokens)</source>
+        <translation>%1：已遮蔽（未来的词元）</translation>
+    </message>
+    <message>
+        <source>%1: at most %2 (%3 × %3 positions per cell)</source>
+        <translation>%1：最大 %2（每个单元格 %3 × %3 个位置）</translation>
+    </message>
+    <message>
+        <source> · %1 × %1 positions per cell (their maximum), to stay within the %2 memory budget</source>
+        <translation> · 每个单元格 %1 × %1 个位置（取其最大值），以保持在 %2 的内存预算之内</translation>
     </message>
 </context>
 <context>

@@ -271,4 +271,12 @@ ZH_CN = {
     'After the generation, run the KV cache on/off experiment with N tokens.':
         '生成结束后，用 N 个词元运行 KV 缓存开/关实验。',
     'Show step N of the guided tour.': '显示导览的第 N 步。',
+    'Memory': '内存', ' MB': ' MB',
+    'Most memory the heat map may hold. A longer sequence is shown pooled: each cell the largest '
+    'weight of a block of positions.': '热力图最多可占用的内存。更长的序列会以池化方式显示：每个单元格是一块位置中的最大权重。',
+    '%1 (%2) … %3 (%4) → %5 (%6) … %7 (%8)': '%1（%2）… %3（%4）→ %5（%6）… %7（%8）',
+    '%1: masked (future tokens)': '%1：已遮蔽（未来的词元）',
+    '%1: at most %2 (%3 × %3 positions per cell)': '%1：最大 %2（每个单元格 %3 × %3 个位置）',
+    ' · %1 × %1 positions per cell (their maximum), to stay within the %2 memory budget':
+        ' · 每个单元格 %1 × %1 个位置（取其最大值），以保持在 %2 的内存预算之内',
 }

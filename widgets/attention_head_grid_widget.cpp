@@ -56,48 +56,13 @@ void AttentionHeadGridWidget::clear() {
     setLayer(-1, 0);
 }
 
-void AttentionHeadGridWidget::mergeBlocks(Thumbnail& t) {
-    std::vector<float> cells(size_t(kCells * kCells), 0.0f);
-    std::vector<bool> given(size_t(kCells * kCells), false);
-    for (int row = 0; row < kCells; ++row) {
-        for (int column = 0; column < kCells; ++column) {
-            const size_t from = size_t(row) * kCells + size_t(column);
-            const size_t to = size_t(row / 2) * kCells + size_t(column / 2);
-            cells[to] = std::max(cells[to], t.cells[from]);
-            given[to] = given[to] || t.given[from];
-        }
-    }
-    t.cells = std::move(cells);
-    t.given = std::move(given);
-    t.block *= 2;
-}
-
-void AttentionHeadGridWidget::pool(Thumbnail& t, const AttentionMatrix& m) {
-    const int end = std::max(m.firstQuery + m.queryCount, m.keyCount);
-    bool merged = t.image.isNull();
-    while (end > kCells * t.block) {
-        mergeBlocks(t);
-        merged = true;
-    }
-    t.extent = std::max(t.extent, end);
-    const size_t available = m.weights.size();
-    for (int i = 0; i < m.queryCount; ++i) {
-        const int query = m.firstQuery + i;
-        const size_t rowBase = size_t(query / t.block) * kCells;
-        for (int key = 0; key < m.keyCount && key <= query; ++key) {
-            const size_t index = size_t(i) * size_t(m.keyCount) + size_t(key);
-            const float w = index < available ? m.weights[index] : 0.0f;
-            const size_t cell = rowBase + size_t(key / t.block);
-            t.cells[cell] = std::max(t.cells[cell], w);
-            t.given[cell] = true;
-        }
-    }
+void AttentionHeadGridWidget::pool(Thumbnail& t, const AttentionMatrix& m, bool set) {
+    const AttentionStore::Change change = set ? t.store.set(m) : t.store.append(m);
     // A decode row changes one row of cells; only a merge moves them all.
-    if (merged || m.queryCount <= 0) {
+    if (change.relaid || t.image.isNull())
         recolour(t);
-    } else {
-        recolour(t, m.firstQuery / t.block, (m.firstQuery + m.queryCount - 1) / t.block + 1);
-    }
+    else
+        recolour(t, change.firstRow, change.endRow);
 }
 
 void AttentionHeadGridWidget::recolour(Thumbnail& t, int firstRow, int endRow) const {
@@ -108,8 +73,9 @@ void AttentionHeadGridWidget::recolour(Thumbnail& t, int firstRow, int endRow) c
     for (int row = firstRow; row < std::min(endRow, kCells); ++row) {
         auto* line = reinterpret_cast<QRgb*>(t.image.scanLine(row));
         for (int column = 0; column < kCells; ++column) {
-            const size_t cell = size_t(row) * kCells + size_t(column);
-            line[column] = t.given[cell] ? rgbFor(t.cells[cell]) : masked;
+            const float value = t.store.cell(row, column);
+            line[column] =
+                AttentionStore::masked(row, column) || std::isnan(value) ? masked : rgbFor(value);
         }
     }
 }
@@ -122,9 +88,7 @@ void AttentionHeadGridWidget::setMatrix(const AttentionMatrix& matrix) {
         setLayer(matrix.layer, headCount());
     }
     ensureHeads(matrix.head + 1);
-    Thumbnail& t = heads_[size_t(matrix.head)];
-    t = Thumbnail();
-    pool(t, matrix);
+    pool(heads_[size_t(matrix.head)], matrix, true);
     update(thumbnailRect(matrix.head).adjusted(-3, -3, 3, 3));
 }
 
@@ -137,16 +101,16 @@ void AttentionHeadGridWidget::appendRows(const AttentionMatrix& rows) {
         return;
     }
     ensureHeads(rows.head + 1);
-    pool(heads_[size_t(rows.head)], rows);
+    pool(heads_[size_t(rows.head)], rows, false);
     update(thumbnailRect(rows.head).adjusted(-3, -3, 3, 3));
 }
 
 float AttentionHeadGridWidget::pooledWeight(int head, int row, int column) const {
-    if (head < 0 || head >= headCount() || row < 0 || row >= kCells || column < 0 ||
-        column >= kCells) {
+    if (head < 0 || head >= headCount()) {
         return 0;
     }
-    return heads_[size_t(head)].cells[size_t(row) * kCells + size_t(column)];
+    const float value = heads_[size_t(head)].store.cell(row, column);
+    return std::isnan(value) ? 0.0f : value;
 }
 
 void AttentionHeadGridWidget::setLogScale(bool on) {
@@ -228,8 +192,9 @@ bool AttentionHeadGridWidget::event(QEvent* event) {
                "Click to show this head in the heat map")
                 .arg(layer_)
                 .arg(head)
-                .arg(t.extent)
-                .arg(t.block == 1 ? tr("1 token") : tr("%1 × %1 tokens").arg(t.block)),
+                .arg(t.extent())
+                .arg(t.store.block() == 1 ? tr("1 token")
+                                          : tr("%1 × %1 tokens").arg(t.store.block())),
             thumbnailRect(head));
     }
     return QWidget::event(event);
@@ -252,8 +217,8 @@ void AttentionHeadGridWidget::paintEvent(QPaintEvent*) {
     for (int head = 0; head < headCount(); ++head) {
         const QRect r = rects_[size_t(head)];
         const Thumbnail& t = heads_[size_t(head)];
-        if (t.extent > 0 && !t.image.isNull()) {
-            const int used = (t.extent + t.block - 1) / t.block;
+        if (t.extent() > 0 && !t.image.isNull()) {
+            const int used = (t.extent() + t.store.block() - 1) / t.store.block();
             painter.drawImage(QRectF(r), t.image, QRectF(0, 0, used, used));
         } else {
             painter.fillRect(r, palette().base());

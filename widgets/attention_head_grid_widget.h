@@ -1,14 +1,14 @@
 #pragma once
 // Small multiples: every head of one layer side by side, each a thumbnail of its attention. A
-// thumbnail holds at most kThumbnailCells × kThumbnailCells cells, each the maximum over a square
-// block of positions (the maximum, not the mean, so that a sink column or the diagonal survives the
-// downsampling). When positions outgrow the grid, blocks double in size by merging 2 × 2 cells, so
-// a decode step only updates the cells its row touches and memory stays fixed per head.
+// thumbnail is an AttentionStore whose budget holds kThumbnailCells × kThumbnailCells cells: each
+// cell is the maximum over a square block of positions, and blocks double as positions outgrow the
+// grid, so a decode step only updates the cells its row touches and memory stays fixed per head.
 
 #include <QImage>
 #include <QWidget>
 #include <vector>
 
+#include "attention_store.h"
 #include "colour_map.h"
 #include "panel_data.h"
 
@@ -40,7 +40,7 @@ class AttentionHeadGridWidget : public QWidget {
     int layer() const { return layer_; }
     int headCount() const { return int(heads_.size()); }
     // Positions per thumbnail cell of a head (1 until it holds more than kThumbnailCells tokens).
-    int blockSize(int head) const { return heads_[size_t(head)].block; }
+    int blockSize(int head) const { return heads_[size_t(head)].store.block(); }
     // The pooled (maximum) weight of thumbnail cell (row, column) of a head.
     float pooledWeight(int head, int row, int column) const;
 
@@ -61,14 +61,16 @@ class AttentionHeadGridWidget : public QWidget {
 
   private:
     struct Thumbnail {
-        int block = 1;   // positions per cell, a power of two
-        int extent = 0;  // positions covered so far (rows and keys)
-        std::vector<float> cells = std::vector<float>(kThumbnailCells * kThumbnailCells, 0.0f);
-        std::vector<bool> given = std::vector<bool>(kThumbnailCells * kThumbnailCells, false);
-        QImage image;  // kThumbnailCells², [ceil(extent / block)]² in use
+        AttentionStore store{int64_t(kThumbnailCells) * kThumbnailCells *
+                             AttentionStore::kBytesPerCell};
+        QImage image;  // kThumbnailCells², the store's cells from row 0 and column 0
+        // Positions covered so far (rows and keys).
+        int extent() const {
+            return std::max(store.firstQuery() + store.queryCount(), store.keyCount());
+        }
     };
-    void pool(Thumbnail& thumbnail, const AttentionMatrix& matrix);
-    void mergeBlocks(Thumbnail& thumbnail);
+    // Pools rows into a thumbnail (set: replacing what it held) and recolours what changed.
+    void pool(Thumbnail& thumbnail, const AttentionMatrix& matrix, bool set);
     // Recolours rows [firstRow, endRow) of a thumbnail's cells (all by default).
     void recolour(Thumbnail& thumbnail, int firstRow = 0, int endRow = kThumbnailCells) const;
     QRgb rgbFor(float weight) const;

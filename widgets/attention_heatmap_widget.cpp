@@ -1,6 +1,7 @@
 #include "attention_heatmap_widget.h"
 
 #include <QHelpEvent>
+#include <QLocale>
 #include <QMouseEvent>
 #include <QPainter>
 #include <algorithm>
@@ -35,17 +36,6 @@ std::vector<std::pair<double, QString>> legendTicks(bool logScale) {
     return ticks;
 }
 
-// Row `i` of a matrix; a short weights vector (a malformed event) reads as zeros past its end.
-std::vector<float> matrixRow(const AttentionMatrix& matrix, int i) {
-    std::vector<float> row(size_t(std::max(matrix.keyCount, 0)), 0.0f);
-    const size_t begin = size_t(i) * row.size();
-    if (begin < matrix.weights.size()) {
-        const size_t count = std::min(row.size(), matrix.weights.size() - begin);
-        std::copy_n(matrix.weights.begin() + ptrdiff_t(begin), count, row.begin());
-    }
-    return row;
-}
-
 }  // namespace
 
 AttentionHeatmapWidget::AttentionHeatmapWidget(QWidget* parent)
@@ -62,113 +52,61 @@ QRgb AttentionHeatmapWidget::rgbFor(float weight) const {
     return map_.rgbAt((std::log10(w) - floorLog) / -floorLog);
 }
 
-float AttentionHeatmapWidget::weight(int query, int key) const {
-    const int row = query - firstQuery_;
-    if (row < 0 || row >= queryCount() || key < 0) {
-        return 0;
-    }
-    const std::vector<float>& weights = rows_[size_t(row)];
-    return size_t(key) < weights.size() ? weights[size_t(key)] : 0.0f;
-}
-
-void AttentionHeatmapWidget::ensureCapacity(int rows, int keys) {
-    if (rows <= image_.height() && keys <= image_.width()) {
-        return;
-    }
-    // Doubling keeps the copies of a growing matrix to amortised O(1) per new row.
-    const int width = std::max({keys, image_.width() * 2, 16});
-    const int height = std::max({rows, image_.height() * 2, 16});
-    QImage grown(width, height, QImage::Format_RGB32);
-    grown.fill(maskedColour());
-    for (int y = 0; y < image_.height(); ++y) {
-        std::memcpy(grown.scanLine(y), image_.constScanLine(y), size_t(image_.width()) * 4);
-    }
-    image_ = std::move(grown);
-}
-
-void AttentionHeatmapWidget::colourRow(int row) {
-    const std::vector<float>& weights = rows_[size_t(row)];
-    const int query = firstQuery_ + row;
-    auto* line = reinterpret_cast<QRgb*>(image_.scanLine(row));
+void AttentionHeatmapWidget::colourRow(int cellRow) {
+    auto* line = reinterpret_cast<QRgb*>(image_.scanLine(cellRow - store_.firstCellRow()));
     const QRgb masked = maskedColour().rgb();
     const QRgb zero = rgbFor(0);
-    for (int key = 0; key < keyCount_; ++key) {
-        if (key > query) {
-            line[key] = masked;
-        } else {
-            line[key] = size_t(key) < weights.size() ? rgbFor(weights[size_t(key)]) : zero;
-        }
+    for (int column = 0; column < store_.cellColumns(); ++column) {
+        const float value = store_.cell(cellRow, column);
+        if (AttentionStore::masked(cellRow, column))
+            line[column] = masked;
+        else
+            line[column] = std::isnan(value) ? zero : rgbFor(value);
     }
 }
 
 void AttentionHeatmapWidget::recolourAll() {
-    for (int row = 0; row < queryCount(); ++row) {
+    for (int row = store_.firstCellRow(); row < store_.endCellRow(); ++row)
         colourRow(row);
+}
+
+void AttentionHeatmapWidget::show(const AttentionStore::Change& change) {
+    if (change.relaid) {
+        if (store_.empty()) {
+            image_ = QImage();
+        } else {
+            if (image_.width() != store_.capacityColumns() ||
+                image_.height() != store_.capacityRows())
+                image_ =
+                    QImage(store_.capacityColumns(), store_.capacityRows(), QImage::Format_RGB32);
+            image_.fill(maskedColour());
+            recolourAll();
+        }
+        invalidateGeometry();
+    } else {
+        for (int row = change.firstRow; row < change.endRow; ++row)
+            colourRow(row);
+        if (change.endRow > change.firstRow)
+            invalidateGeometry();  // rows or columns may have been added
     }
+    update();
 }
 
 void AttentionHeatmapWidget::setMatrix(AttentionMatrix matrix) {
-    layer_ = matrix.layer;
-    head_ = matrix.head;
-    firstQuery_ = std::max(matrix.firstQuery, 0);
-    keyCount_ = std::max(matrix.keyCount, 0);
-    const int rows = std::max(matrix.queryCount, 0);
-    rows_.assign(size_t(rows), {});
-    for (int row = 0; row < rows; ++row) {
-        rows_[size_t(row)] = matrixRow(matrix, row);
-    }
-    image_ = QImage();
-    ensureCapacity(rows, keyCount_);
-    recolourAll();
-    invalidateGeometry();
-    update();
+    show(store_.set(matrix));
 }
 
 void AttentionHeatmapWidget::appendRows(const AttentionMatrix& rows) {
-    if (rows.queryCount <= 0) {
-        return;
-    }
-    if (rows_.empty() || rows.layer != layer_ || rows.head != head_ ||
-        rows.firstQuery < firstQuery_) {
-        setMatrix(rows);
-        return;
-    }
-    const int end = rows.firstQuery + rows.queryCount - firstQuery_;  // rows held afterwards
-    const bool grew = end > queryCount() || rows.keyCount > keyCount_;
-    const int oldKeyCount = keyCount_;
-    keyCount_ = std::max(keyCount_, rows.keyCount);
-    if (end > queryCount()) {
-        rows_.resize(size_t(end));
-    }
-    ensureCapacity(queryCount(), keyCount_);
-    if (keyCount_ > oldKeyCount) {
-        // Earlier rows gain columns: future keys to them, so masked (the fill colour), except in a
-        // matrix wider than it is causal, where they are weights never given.
-        for (int row = 0; row < rows.firstQuery - firstQuery_; ++row) {
-            if (firstQuery_ + row >= oldKeyCount) {
-                colourRow(row);
-            }
-        }
-    }
-    for (int i = 0; i < rows.queryCount; ++i) {
-        const int row = rows.firstQuery - firstQuery_ + i;
-        rows_[size_t(row)] = matrixRow(rows, i);
-        colourRow(row);
-    }
-    if (grew) {
-        invalidateGeometry();
-    }
-    update();
+    show(store_.append(rows));
 }
 
 void AttentionHeatmapWidget::clear() {
-    layer_ = head_ = -1;
-    firstQuery_ = 0;
-    keyCount_ = 0;
-    rows_.clear();
-    image_ = QImage();
-    invalidateGeometry();
-    update();
+    store_.clear();
+    show({0, 0, true});
+}
+
+void AttentionHeatmapWidget::setMemoryBudget(int64_t bytes) {
+    show(store_.setBudget(bytes));
 }
 
 void AttentionHeatmapWidget::setTokenLabels(const QStringList& labels) {
@@ -226,14 +164,14 @@ const AttentionHeatmapWidget::Geometry& AttentionHeatmapWidget::geometry() const
     const QFontMetrics metrics = fontMetrics();
     const int line = metrics.height();
     const int numberWidth =
-        metrics.horizontalAdvance(QString::number(firstQuery_ + queryCount())) + 4;
+        metrics.horizontalAdvance(QString::number(firstQuery() + queryCount())) + 4;
     g.labelWidth =
         std::clamp(std::max(labelTextWidth_, numberWidth), 0, 12 * metrics.averageCharWidth()) + 4;
     const int legendWidth =
         kLegendBarWidth + colourLegendLabelWidth(metrics, legendTicks(logScale_)) + kMargin;
     const QRect area = rect().adjusted(kMargin + g.labelWidth, kMargin + line + 4,
                                        -(kMargin + legendWidth), -(kMargin + g.labelWidth));
-    const int rows = queryCount(), keys = keyCount_;
+    const int rows = cellRowCount(), keys = store_.cellColumns();
     if (rows > 0 && keys > 0 && area.width() > 0 && area.height() > 0) {
         g.cell = std::min(double(area.width()) / keys, double(area.height()) / rows);
         if (g.cell >= 1) {
@@ -255,18 +193,22 @@ std::optional<std::pair<int, int>> AttentionHeatmapWidget::cellAt(QPoint point) 
     if (g.cell <= 0 || !g.plot.contains(point)) {
         return std::nullopt;
     }
-    const int key = std::clamp(cellIndexAt(point.x(), g.plot.left(), g.cell), 0, keyCount_ - 1);
-    const int row = std::clamp(cellIndexAt(point.y(), g.plot.top(), g.cell), 0, queryCount() - 1);
-    return std::make_pair(firstQuery_ + row, key);
+    const int column =
+        std::clamp(cellIndexAt(point.x(), g.plot.left(), g.cell), 0, store_.cellColumns() - 1);
+    const int row = std::clamp(cellIndexAt(point.y(), g.plot.top(), g.cell), 0, cellRowCount() - 1);
+    // A pooled cell answers with its first position (the first query held, in the first row).
+    const int query = std::max((store_.firstCellRow() + row) * block(), firstQuery());
+    return std::make_pair(query, column * block());
 }
 
 QRect AttentionHeatmapWidget::cellRect(int query, int key) const {
     const Geometry& g = geometry();
-    const int row = query - firstQuery_;
-    if (g.cell <= 0 || row < 0 || row >= queryCount() || key < 0 || key >= keyCount_) {
+    if (g.cell <= 0 || query < firstQuery() || query >= firstQuery() + queryCount() || key < 0 ||
+        key >= keyCount()) {
         return {};
     }
-    return cellPixelRect(key, row, g.plot.topLeft(), g.cell, g.cell);
+    return cellPixelRect(key / block(), query / block() - store_.firstCellRow(), g.plot.topLeft(),
+                         g.cell, g.cell);
 }
 
 QString AttentionHeatmapWidget::toolTipAt(QPoint point) const {
@@ -275,7 +217,29 @@ QString AttentionHeatmapWidget::toolTipAt(QPoint point) const {
         return {};
     }
     const auto [query, key] = *cell;
-    if (key > query) {
+    const bool masked = AttentionStore::masked(query / block(), key / block());
+    if (block() > 1) {
+        // A pooled cell: the ranges it covers and the largest weight among them.
+        const int lastQuery =
+            std::min((query / block() + 1) * block(), firstQuery() + queryCount()) - 1;
+        const int lastKey = std::min(key + block(), keyCount()) - 1;
+        const QString ranges = tr("%1 (%2) … %3 (%4) → %5 (%6) … %7 (%8)")
+                                   .arg(labelFor(query))
+                                   .arg(query)
+                                   .arg(labelFor(lastQuery))
+                                   .arg(lastQuery)
+                                   .arg(labelFor(key))
+                                   .arg(key)
+                                   .arg(labelFor(lastKey))
+                                   .arg(lastKey);
+        if (masked)
+            return tr("%1: masked (future tokens)").arg(ranges);
+        return tr("%1: at most %2 (%3 × %3 positions per cell)")
+            .arg(ranges)
+            .arg(double(weight(query, key)), 0, 'g', 4)
+            .arg(block());
+    }
+    if (masked) {
         return tr("%1 (%2) → %3 (%4): masked (a future token)")
             .arg(labelFor(query))
             .arg(query)
@@ -288,6 +252,15 @@ QString AttentionHeatmapWidget::toolTipAt(QPoint point) const {
         .arg(labelFor(key))
         .arg(key)
         .arg(double(weight(query, key)), 0, 'g', 4);
+}
+
+QString AttentionHeatmapWidget::poolingNote() const {
+    if (block() == 1)
+        return {};
+    return tr(" · %1 × %1 positions per cell (their maximum), to stay within the %2 memory "
+              "budget")
+        .arg(block())
+        .arg(locale().formattedDataSize(memoryBudget()));
 }
 
 bool AttentionHeatmapWidget::event(QEvent* event) {
@@ -313,14 +286,15 @@ void AttentionHeatmapWidget::paintEvent(QPaintEvent*) {
     painter.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, metrics.height()),
                      Qt::AlignLeft | Qt::AlignVCenter,
                      tr("Layer %1 · head %2 · %3 queries × %4 keys · %5")
-                         .arg(layer_)
-                         .arg(head_)
-                         .arg(queryCount())
-                         .arg(keyCount_)
-                         .arg(logScale_ ? tr("log scale") : tr("linear scale")));
+                             .arg(layer())
+                             .arg(head())
+                             .arg(queryCount())
+                             .arg(keyCount())
+                             .arg(logScale_ ? tr("log scale") : tr("linear scale")) +
+                         poolingNote());
     // Nearest-neighbour scaling: each weight stays one flat cell, as the tests and the eye expect.
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    painter.drawImage(QRectF(g.plot), image_, QRectF(0, 0, keyCount_, queryCount()));
+    painter.drawImage(QRectF(g.plot), image_, QRectF(0, 0, store_.cellColumns(), cellRowCount()));
     paintAxisLabels(painter, g);
     paintSelection(painter, g);
     paintLegend(painter, g);
@@ -333,14 +307,14 @@ void AttentionHeatmapWidget::paintSelection(QPainter& painter, const Geometry& g
     painter.setPen(QPen(highlight, 1));
     // A bar in the gap beside the row and under the column, plus a thin outline across the map:
     // the bars never cover a cell, the outline only cells' edges.
-    if (position >= firstQuery_ && position < firstQuery_ + queryCount()) {
+    if (position >= firstQuery() && position < firstQuery() + queryCount()) {
         const QRect row = cellRect(position, 0);
         painter.fillRect(QRect(g.plot.left() - 3, row.top(), 3, row.height()), highlight);
         painter.drawRect(
             QRect(g.plot.left(), row.top(), g.plot.width(), row.height()).adjusted(0, 0, -1, -1));
     }
-    if (position >= 0 && position < keyCount_) {
-        const QRect column = cellRect(firstQuery_, position);
+    if (position >= 0 && position < keyCount()) {
+        const QRect column = cellRect(firstQuery(), position);
         painter.fillRect(QRect(column.left(), g.plot.bottom() + 1, column.width(), 3), highlight);
         painter.drawRect(QRect(column.left(), g.plot.top(), column.width(), g.plot.height())
                              .adjusted(0, 0, -1, -1));
@@ -352,16 +326,18 @@ void AttentionHeatmapWidget::paintAxisLabels(QPainter& painter, const Geometry& 
     const int line = metrics.height();
     painter.setPen(palette().color(QPalette::WindowText));
     // Queries down the left, keys along the bottom (rotated); crowded axes show every n-th label.
-    for (int row = 0; row < queryCount(); row += g.rowLabelStep) {
+    for (int row = 0; row < cellRowCount(); row += g.rowLabelStep) {
         const int y = g.plot.top() + int((row + 0.5) * g.cell);
-        const QString text =
-            metrics.elidedText(labelFor(firstQuery_ + row), Qt::ElideRight, g.labelWidth - 4);
+        const QString text = metrics.elidedText(
+            labelFor(std::max((store_.firstCellRow() + row) * block(), firstQuery())),
+            Qt::ElideRight, g.labelWidth - 4);
         painter.drawText(QRect(g.plot.left() - g.labelWidth, y - line / 2, g.labelWidth - 4, line),
                          Qt::AlignRight | Qt::AlignVCenter, text);
     }
-    for (int key = 0; key < keyCount_; key += g.keyLabelStep) {
-        const int x = g.plot.left() + int((key + 0.5) * g.cell);
-        const QString text = metrics.elidedText(labelFor(key), Qt::ElideRight, g.labelWidth - 4);
+    for (int column = 0; column < store_.cellColumns(); column += g.keyLabelStep) {
+        const int x = g.plot.left() + int((column + 0.5) * g.cell);
+        const QString text =
+            metrics.elidedText(labelFor(column * block()), Qt::ElideRight, g.labelWidth - 4);
         painter.save();
         painter.translate(x, g.plot.bottom() + 4);
         painter.rotate(-90);

@@ -1,8 +1,9 @@
 #pragma once
-// One head's attention as a query × key heat map. The weights are coloured into a QImage with one
-// pixel per cell, kept at a capacity that doubles as the matrix grows, and drawn scaled with
-// nearest-neighbour sampling: a decode step colours one new row and the paint is one image blit,
-// whatever the number of tokens.
+// One head's attention as a query × key heat map. The weights live in an AttentionStore, which
+// keeps them within a memory budget by pooling block × block positions into one cell once the
+// matrix outgrows it (the title then says so). Cells are coloured into a QImage of the store's
+// capacity, one pixel each, and drawn scaled with nearest-neighbour sampling: a decode step colours
+// one row and the paint is one image blit, whatever the number of tokens.
 
 #include <QImage>
 #include <QStringList>
@@ -11,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "attention_store.h"
 #include "colour_map.h"
 #include "panel_data.h"
 
@@ -51,18 +53,29 @@ class AttentionHeatmapWidget : public QWidget {
     // Cells of future keys (key > query), which the causal mask hides.
     static QColor maskedColour() { return QColor(0x9A, 0x9A, 0x9A); }
 
-    int layer() const { return layer_; }
-    int head() const { return head_; }
-    int firstQuery() const { return firstQuery_; }
-    int queryCount() const { return int(rows_.size()); }
-    int keyCount() const { return keyCount_; }
-    // The weight of (query position, key position); 0 where nothing was given.
-    float weight(int query, int key) const;
+    // Most bytes the weights and their image may take (AttentionStore); a smaller budget pools
+    // what is shown further at once.
+    void setMemoryBudget(int64_t bytes);
+    int64_t memoryBudget() const { return store_.budgetBytes(); }
+    int64_t memoryBytes() const { return store_.bytes(); }
+    // Positions per cell side: 1 while the matrix fits the budget at full resolution.
+    int block() const { return store_.block(); }
+
+    int layer() const { return store_.layer(); }
+    int head() const { return store_.head(); }
+    int firstQuery() const { return store_.firstQuery(); }
+    int queryCount() const { return store_.queryCount(); }
+    int keyCount() const { return store_.keyCount(); }
+    // The weight of (query position, key position): exact at block 1, else the maximum of its
+    // cell; 0 where nothing was given.
+    float weight(int query, int key) const { return store_.weight(query, key); }
 
     // (query position, key position) of the cell under a point, if any; the rectangle of a cell.
     std::optional<std::pair<int, int>> cellAt(QPoint point) const;
     QRect cellRect(int query, int key) const;
     QString toolTipAt(QPoint point) const;
+    // What the title adds once the matrix is pooled to fit the memory budget (empty before).
+    QString poolingNote() const;
 
     QSize sizeHint() const override { return {480, 480}; }
     QSize minimumSizeHint() const override { return {160, 160}; }
@@ -89,19 +102,19 @@ class AttentionHeatmapWidget : public QWidget {
     void invalidateGeometry() { geometryValid_ = false; }
 
     QRgb rgbFor(float weight) const;
-    void ensureCapacity(int rows, int keys);
-    void colourRow(int row);
+    // Brings the image up to date with a change of the store.
+    void show(const AttentionStore::Change& change);
+    void colourRow(int cellRow);
     void recolourAll();
+    // Rows of cells in use (queries are pooled block by block like keys).
+    int cellRowCount() const { return store_.endCellRow() - store_.firstCellRow(); }
     QString labelFor(int position) const;
     void paintAxisLabels(QPainter& painter, const Geometry& g) const;
     void paintLegend(QPainter& painter, const Geometry& g) const;
     void paintSelection(QPainter& painter, const Geometry& g) const;
 
-    int layer_ = -1, head_ = -1;
-    int firstQuery_ = 0;
-    int keyCount_ = 0;
-    std::vector<std::vector<float>> rows_;  // row i: query position firstQuery_ + i
-    QImage image_;                          // capacity-sized; [keyCount_, rows] in use
+    AttentionStore store_;
+    QImage image_;  // the store's capacity; [cellColumns, cell rows] in use
     QStringList labels_;
     int labelTextWidth_ = 0;  // widest label in pixels
     bool logScale_ = false;

@@ -33,18 +33,20 @@ ProbeInterest GuiProbe::interest() const {
     interest.sampling = true;
     const int layer = selectedLayer_.load();
     const int head = selectedHead_.load();
-    if (wideCaptureFits())
+    if (captureFits(heads_))
         interest.attention = [](int64_t, int64_t) { return true; };
-    else
+    else if (captureFits(1))
         interest.attention = [layer, head](int64_t l, int64_t h) {
             return l == layer && h == head;
         };
+    // Else (a prompt of over 8,192 tokens) not even the selected head: its rows arrive from the
+    // first generated token on.
     return interest;
 }
 
-bool GuiProbe::wideCaptureFits() const {
+bool GuiProbe::captureFits(int heads) const {
     const int64_t keys = positions_ + nextStepRows_;
-    return int64_t(heads_) * nextStepRows_ * keys * 4 <= kAttentionBudgetBytes;
+    return int64_t(heads) * nextStepRows_ * keys * 4 <= kAttentionBudgetBytes;
 }
 
 widgets::TokenChip GuiProbe::chipFor(int32_t id, bool generated) const {
@@ -61,7 +63,7 @@ void GuiProbe::onTokenized(const TokenizationInfo& info) {
     nextStepRows_ = std::max<int64_t>(1, int64_t(chips.size()));
     std::fill(entropySum_.begin(), entropySum_.end(), 0.0);
     std::fill(rowsSeen_.begin(), rowsSeen_.end(), 0);
-    promptSkipped_ = !wideCaptureFits();
+    promptSkipped_ = !captureFits(heads_);
     overviewChanged_ = true;
     sinks_.tokenized(std::move(chips));
 }

@@ -9,7 +9,8 @@
 // contributes one number per step to the layers × heads overview (its mean row entropy), computed
 // here and never sent as a matrix. A step whose blocks would exceed the memory budget (a long
 // prompt's prefill: heads × rows × keys floats per layer) captures only the selected head, and the
-// overview says that it skipped the prompt.
+// overview says that it skipped the prompt; a prompt over the budget even for one head is not
+// captured at all. What the heat map keeps across steps has its own budget (AttentionStore).
 
 #include <atomic>
 #include <cstdint>
@@ -72,8 +73,8 @@ class GuiProbe final : public Probe {
     widgets::TokenChip chipFor(int32_t id, bool generated) const;
 
   private:
-    // Whether the next step may capture every head (its blocks fit the budget).
-    bool wideCaptureFits() const;
+    // Whether the next step's blocks of `heads` heads of one layer fit the budget.
+    bool captureFits(int heads) const;
 
     const Tokenizer& tokenizer_;
     const int layers_, heads_;

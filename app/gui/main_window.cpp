@@ -344,18 +344,38 @@ QWidget* MainWindow::buildAttentionPanel() {
     layerBox_ = new QSpinBox;
     headBox_ = new QSpinBox;
     logScaleBox_ = new QCheckBox;
+    auto* budgetLabel = new QLabel;
+    attentionBudgetBox_ = new QSpinBox;
+    attentionBudgetBox_->setRange(int(widgets::AttentionStore::kMinimumBudgetBytes >> 10 >> 10) + 1,
+                                  64 * 1024);
     selector->addWidget(layerLabel);
     selector->addWidget(layerBox_);
     selector->addWidget(headLabel);
     selector->addWidget(headBox_);
     selector->addWidget(logScaleBox_);
     selector->addStretch();
+    selector->addWidget(budgetLabel);
+    selector->addWidget(attentionBudgetBox_);
     texts_.add([=, this] {
         layerLabel->setText(tr("Layer"));
         headLabel->setText(tr("Head"));
         logScaleBox_->setText(tr("Log colour scale"));
+        budgetLabel->setText(tr("Memory"));
+        attentionBudgetBox_->setSuffix(tr(" MB"));
+        attentionBudgetBox_->setToolTip(
+            tr("Most memory the heat map may hold. A longer sequence is shown pooled: each cell "
+               "the largest weight of a block of positions."));
     });
     attention_ = new widgets::AttentionHeatmapWidget;
+    connect(attentionBudgetBox_, &QSpinBox::valueChanged, this, [this](int megabytes) {
+        attention_->setMemoryBudget(int64_t(megabytes) << 20);
+        QSettings().setValue("attention/budgetMB", megabytes);
+    });
+    attentionBudgetBox_->setValue(
+        QSettings()
+            .value("attention/budgetMB", int(widgets::AttentionStore::kDefaultBudgetBytes >> 20))
+            .toInt());
+    attention_->setMemoryBudget(int64_t(attentionBudgetBox_->value()) << 20);
     layout->addLayout(selector);
     layout->addWidget(attention_, 1);
     connect(layerBox_, &QSpinBox::valueChanged, this,

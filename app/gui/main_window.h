@@ -75,6 +75,7 @@ class MainWindow : public QMainWindow {
     EngineWorker* worker() const { return session_->worker(); }
     widgets::TokenStripWidget* tokenStrip() const { return tokens_; }
     widgets::AttentionHeatmapWidget* attentionHeatmap() const { return attention_; }
+    QSpinBox* attentionBudgetBox() const { return attentionBudgetBox_; }
     widgets::AttentionHeadGridWidget* attentionHeads() const { return headGrid_; }
     widgets::AttentionOverviewWidget* attentionOverview() const { return overview_; }
     widgets::SamplingChartWidget* samplingChart() const { return samplingChart_; }
@@ -173,6 +174,7 @@ class MainWindow : public QMainWindow {
     QSpinBox* layerBox_;
     QSpinBox* headBox_;
     QCheckBox* logScaleBox_;
+    QSpinBox* attentionBudgetBox_;  // the heat map's memory budget, in MB (remembered)
     QLabel* overviewNote_;
     widgets::TokenStripWidget* tokens_;
     widgets::AttentionHeatmapWidget* attention_;
