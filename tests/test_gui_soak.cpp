@@ -6,7 +6,8 @@
 // (set low here, so that the run must pool), the UI thread never stalls long, and the process's
 // peak memory stays under a fixed ceiling; the figures are printed for the record.
 //
-// Also here: the GUI probe's capture policy, which bounds what one step may capture.
+// Also here: the GUI probe's capture policy, which bounds what one step may capture, and the
+// message a refused allocation gives.
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -18,6 +19,8 @@
 
 #include "attention_heatmap_widget.h"
 #include "chat_view.h"
+#include "core/error.h"
+#include "engine_worker.h"
 #include "gui_probe.h"
 #include "main_window.h"
 #include "models/model_files.h"
@@ -90,6 +93,11 @@ class TestGuiSoak : public QObject {
         // After the prompt, a decode step's one row per head fits again.
         probe.onStepEnd(StepEvent{0, 0, 8193, StepPhase::Prefill, 0});
         QCOMPARE(captured(), 2 * heads);
+    }
+
+    void aRefusedAllocationIsReportedAsOutOfMemory() {
+        QCOMPARE(exceptionMessage(std::bad_alloc()), QString("out of memory"));
+        QCOMPARE(exceptionMessage(Error("bad file")), QString("bad file"));
     }
 
     void twoThousandTokensWithEveryProbeOnStayWithinBudget() {

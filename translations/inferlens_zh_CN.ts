@@ -317,6 +317,10 @@
         <source>The conversation is longer than the context of %1 tokens: the oldest %n round(s) are left out of the prompt.</source>
         <translation><numerusform>对话超出了 %1 个词元的上下文：最早的 %n 轮未放入提示。</numerusform></translation>
     </message>
+    <message>
+        <source>out of memory</source>
+        <translation>内存不足</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::MainWindow</name>

@@ -279,4 +279,5 @@ ZH_CN = {
     '%1: at most %2 (%3 × %3 positions per cell)': '%1：最大 %2（每个单元格 %3 × %3 个位置）',
     ' · %1 × %1 positions per cell (their maximum), to stay within the %2 memory budget':
         ' · 每个单元格 %1 × %1 个位置（取其最大值），以保持在 %2 的内存预算之内',
+    'out of memory': '内存不足',
 }

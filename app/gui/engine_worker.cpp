@@ -167,8 +167,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
             try {
                 backend = makeForwardBackend(*model, options);
             } catch (const Error& error) {
-                deviceNote =
-                    tr("%1; the model runs on the CPU").arg(QString::fromUtf8(error.what()));
+                deviceNote = tr("%1; the model runs on the CPU").arg(exceptionMessage(error));
                 options.device = {};
                 model->placeForCpu();
             }
@@ -214,7 +213,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         probe_->selectHead(selectedLayer_, selectedHead_);
         emit modelLoaded(summary);
     } catch (const std::exception& error) {
-        emit modelFailed(QString::fromUtf8(error.what()));
+        emit modelFailed(exceptionMessage(error));
     }
 }
 
@@ -238,7 +237,7 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
                             .arg(context));
         run(fitted.prompt.info, fitted.prompt.info.tokens.size(), maxNewTokens);
     } catch (const std::exception& error) {
-        emit generationFinished({}, QString::fromUtf8(error.what()), false);
+        emit generationFinished({}, exceptionMessage(error), false);
     }
 }
 
@@ -259,7 +258,7 @@ void EngineWorker::branch(int samplingStep, int forcedId, int maxNewTokens) {
         tokenizer_->appendGenerated(prefix, forcedId);
         run(prefix, lastRun_.promptTokens, maxNewTokens);
     } catch (const std::exception& error) {
-        emit generationFinished({}, QString::fromUtf8(error.what()), false);
+        emit generationFinished({}, exceptionMessage(error), false);
     }
 }
 
@@ -358,7 +357,7 @@ void EngineWorker::recomputeAttention(int layer, quint64 serial) {
                                                             &recomputeControl_);
         emit attentionRecomputed(layer, complete, complete ? QString() : tr("superseded"));
     } catch (const std::exception& error) {
-        emit attentionRecomputed(layer, false, QString::fromUtf8(error.what()));
+        emit attentionRecomputed(layer, false, exceptionMessage(error));
     }
 }
 
@@ -387,7 +386,7 @@ void EngineWorker::runKvExperiment(int tokens) {
         data.identical = outcome.cancelled || r.identical();
         emit kvExperimentFinished(data, outcome.cancelled ? tr("cancelled") : QString());
     } catch (const std::exception& error) {
-        emit kvExperimentFinished({}, QString::fromUtf8(error.what()));
+        emit kvExperimentFinished({}, exceptionMessage(error));
     }
 }
 
@@ -406,6 +405,12 @@ EngineSession::~EngineSession() {
     worker_->beginRecompute();  // cancels a recomputation
     thread_.quit();
     thread_.wait();
+}
+
+QString exceptionMessage(const std::exception& error) {
+    if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr)
+        return EngineWorker::tr("out of memory");
+    return QString::fromUtf8(error.what());
 }
 
 void registerEngineMetaTypes() {

@@ -10,6 +10,7 @@
 #include <QTemporaryFile>
 #include <QThread>
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -195,6 +196,10 @@ class EngineSession : public QObject {
 };
 
 void registerEngineMetaTypes();
+
+// What to tell the user about an exception from the engine: its message, or for a refused
+// allocation that the machine ran out of memory (std::bad_alloc's own text says nothing).
+QString exceptionMessage(const std::exception& error);
 
 }  // namespace inferlens::gui
 

@@ -139,7 +139,7 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
             model = QString::fromStdString(findDefaultModel());
         } catch (const std::exception& error) {
             QMetaObject::invokeMethod(
-                this, [this, message = QString::fromUtf8(error.what())] { onModelFailed(message); },
+                this, [this, message = exceptionMessage(error)] { onModelFailed(message); },
                 Qt::QueuedConnection);
             return;
         }
@@ -863,7 +863,7 @@ void MainWindow::openTrace(const QString& path) {
         try {
             return {std::make_shared<RecordedTrace>(readTrace(path)), {}};
         } catch (const std::exception& error) {
-            return {nullptr, QString::fromUtf8(error.what())};
+            return {nullptr, exceptionMessage(error)};
         }
     }));
 }
