@@ -31,12 +31,21 @@ Arguments::Arguments(const std::vector<std::string>& words,
         } else if (valueOptions.count(name)) {
             if (i + 1 >= words.size())
                 throw UsageError(word + " needs a value");
-            if (!values_.emplace(name, words[++i]).second)
+            if (kRepeatable.count(name))
+                repeated_[name].push_back(words[++i]);
+            else if (!values_.emplace(name, words[++i]).second)
                 throw UsageError(word + " is given twice");
         } else {
             throw UsageError("unknown option " + word);
         }
     }
+}
+
+const std::set<std::string> Arguments::kRepeatable = {"logit-bias", "ban", "stop"};
+
+std::vector<std::string> Arguments::values(const std::string& name) const {
+    const auto found = repeated_.find(name);
+    return found == repeated_.end() ? std::vector<std::string>{} : found->second;
 }
 
 std::optional<std::string> Arguments::value(const std::string& name) const {

@@ -32,6 +32,9 @@ class Arguments {
     int64_t integer(const std::string& name, int64_t fallback) const;
     double number(const std::string& name, double fallback) const;
     std::vector<int32_t> integerList(const std::string& name) const;  // "1,2,3"
+    // Every value of an option that may be given more than once (kRepeatable), in order.
+    std::vector<std::string> values(const std::string& name) const;
+    static const std::set<std::string> kRepeatable;  // --logit-bias, --ban, --stop
 
     // --model, or the default model (INFERLENS_MODEL, then the bundled one).
     std::string modelPath() const;
@@ -40,6 +43,7 @@ class Arguments {
 
   private:
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> repeated_;
     std::set<std::string> flags_;
 };
 

@@ -32,7 +32,7 @@ int runChat(const Words& words) {
     }
     const std::vector<int32_t>& stops = chatTemplate.stopIds();
     Generator generator(setup.makeBackend(), setup.generator.useKvCache);
-    Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
+    Sampler sampler = setup.makeSampler(stops);
     const bool interactive = isatty(STDIN_FILENO);
     if (interactive)
         std::fprintf(stderr, "chat template: %s (%s); end with Ctrl-D\n",
@@ -62,7 +62,7 @@ int runChat(const Words& words) {
                          fitted.droppedRounds);
         const RenderedPrompt& prompt = fitted.prompt;
         generator.reset();
-        TokenPrinter printer(sampler, setup.tokenizer, stdout, false);
+        TokenPrinter printer(sampler, setup.tokenizer, stdout, false, setup.stopStrings);
         const Generation result =
             generator.generate(prompt.ids, setup.maxTokens, printer, {stops.begin(), stops.end()});
         messages.push_back({ChatRole::Assistant, printer.finish()});

@@ -11,7 +11,8 @@
 namespace inferlens::cli {
 
 // Continues --prompt as given: the tokenizer's own prefix ([gMASK] sop, or <s>) is added, no chat
-// template. stdout carries only the generated text, or with --json one object per step.
+// template. stdout carries only the generated text (up to a --stop string, which is left out), or
+// with --json one object per step.
 int runGenerate(const Words& words) {
     const Arguments args(words, with(generationValueOptions(), {"prompt"}),
                          with(generationFlags(), {"json"}));
@@ -20,10 +21,10 @@ int runGenerate(const Words& words) {
     const std::vector<int32_t> ids = setup.tokenizer.encode(prompt);
     Generator generator(setup.makeBackend(), setup.generator.useKvCache);
     requirePromptFits(ids, generator);
-    Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
-    const bool json = args.flag("json");
-    TokenPrinter printer(sampler, setup.tokenizer, stdout, json);
     const std::vector<int32_t> stops = setup.tokenizer.eosIds();
+    Sampler sampler = setup.makeSampler(stops);
+    const bool json = args.flag("json");
+    TokenPrinter printer(sampler, setup.tokenizer, stdout, json, setup.stopStrings);
     const Generation result =
         generator.generate(ids, setup.maxTokens, printer, {stops.begin(), stops.end()});
     printer.finish();

@@ -6,6 +6,7 @@
 #include "generation_setup.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
+#include "token_printer.h"
 #include "trace/trace_writer.h"
 
 namespace inferlens::cli {
@@ -73,8 +74,9 @@ int runTrace(const Words& words) {
     probes.add(&writer);
     probes.tokenized(prompt.info);
     Generator generator(setup.makeBackend(), setup.generator.useKvCache, &probes);
-    Sampler sampler(setup.sampling, setup.tokenizer.tokenCount());
-    SamplerChooser chooser(sampler);
+    Sampler sampler = setup.makeSampler(prompt.stopIds);
+    // Prints nothing (the trace is the output) but ends the generation at a --stop string.
+    TokenPrinter chooser(sampler, setup.tokenizer, nullptr, false, setup.stopStrings);
     const std::vector<int32_t> ids = prompt.info.ids();
     requirePromptFits(ids, generator);
     generator.generate(ids, setup.maxTokens, chooser,

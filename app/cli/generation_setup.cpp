@@ -1,6 +1,9 @@
 #include "generation_setup.h"
 
+#include <cmath>
 #include <cstdio>
+#include <memory>
+#include <stdexcept>
 
 #include "core/error.h"
 #include "device_choice.h"
@@ -22,8 +25,44 @@ std::set<std::string> generationValueOptions() {
             "frequency-penalty",
             "presence-penalty",
             "max-tokens",
-            "ctx-size"};
+            "ctx-size",
+            "logit-bias",
+            "ban",
+            "min-tokens",
+            "stop"};
 }
+
+namespace {
+
+// "ID=V": V a number, or inf / +inf (force) / -inf (ban).
+std::pair<int32_t, float> parseLogitBias(const std::string& text, int64_t tokenCount) {
+    const size_t equals = text.find('=');
+    const auto bad = [&text](const std::string& why) {
+        return UsageError("--logit-bias " + text + ": " + why +
+                          " (expected ID=VALUE, e.g. 42=-inf, 42=+inf or 42=2.5)");
+    };
+    if (equals == std::string::npos)
+        throw bad("no '='");
+    size_t used = 0;
+    long long id = 0;
+    float value = 0;
+    try {
+        id = std::stoll(text.substr(0, equals), &used);
+        if (used != equals)
+            throw bad("the id is not a whole number");
+        const std::string number = text.substr(equals + 1);
+        value = std::stof(number, &used);
+        if (used != number.size() || std::isnan(value))
+            throw bad("the value is not a number");
+    } catch (const std::logic_error&) {
+        throw bad("not a number");
+    }
+    if (id < 0 || id >= tokenCount)
+        throw bad("the id is outside the vocabulary (0 … " + std::to_string(tokenCount - 1) + ")");
+    return {int32_t(id), value};
+}
+
+}  // namespace
 
 std::set<std::string> generationFlags() {
     return {"no-cache"};
@@ -66,10 +105,27 @@ GenerationSetup::GenerationSetup(const Arguments& args)
     sampling.penaltyLastN = int32_t(args.integer("repeat-last-n", sampling.penaltyLastN));
     sampling.frequencyPenalty = float(args.number("frequency-penalty", sampling.frequencyPenalty));
     sampling.presencePenalty = float(args.number("presence-penalty", sampling.presencePenalty));
+    for (const std::string& bias : args.values("logit-bias"))
+        sampling.logitBias.push_back(parseLogitBias(bias, tokenizer.tokenCount()));
+    sampling.bannedTexts = args.values("ban");
+    sampling.minNewTokens = int32_t(args.integer("min-tokens", 0));
     validate(sampling);
+    stopStrings = args.values("stop");
+    for (const std::string& stop : stopStrings)
+        if (stop.empty())
+            throw UsageError("--stop needs a non-empty text");
     maxTokens = args.integer("max-tokens", maxTokens);
     if (maxTokens < 1)
         throw UsageError("--max-tokens must be at least 1");
+}
+
+Sampler GenerationSetup::makeSampler(std::vector<int32_t> stopIds) const {
+    Sampler sampler(sampling, tokenizer.tokenCount());
+    if (!sampling.bannedTexts.empty())
+        sampler.setTokenTexts(
+            std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll()));
+    sampler.setStopIds(std::move(stopIds));
+    return sampler;
 }
 
 PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,

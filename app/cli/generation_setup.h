@@ -10,13 +10,16 @@
 #include "arguments.h"
 #include "device_choice.h"
 #include "generator.h"
+#include "sampling/sampler.h"
 #include "sampling/sampling_params.h"
 #include "tokenizer/tokenizer.h"
 
 namespace inferlens::cli {
 
 // --model --threads --device --seed --temperature --top-k --top-p --min-p --repeat-penalty
-// --repeat-last-n --frequency-penalty --presence-penalty --max-tokens --ctx-size
+// --repeat-last-n --frequency-penalty --presence-penalty --max-tokens --ctx-size, and the logit
+// processors --logit-bias ID=V, --ban TEXT, --min-tokens N, with --stop TEXT (the first three and
+// --stop may be repeated)
 std::set<std::string> generationValueOptions();
 // --no-cache
 std::set<std::string> generationFlags();
@@ -32,7 +35,12 @@ struct GenerationSetup {
     Model model;
     Tokenizer tokenizer;
     SamplingParams sampling;
+    std::vector<std::string> stopStrings;  // --stop: end the generation there, not printed
     int64_t maxTokens = 256;
+
+    // A sampler for these parameters, knowing what its logit processors need: the token texts
+    // (for --ban) and `stopIds`, the tokens that end the turn (for --min-tokens).
+    Sampler makeSampler(std::vector<int32_t> stopIds) const;
 };
 
 // The prompt's tokens: `text` as given (with the tokenizer's prefix), or with --chat as a user

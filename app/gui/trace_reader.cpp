@@ -199,9 +199,14 @@ void TraceParser::sampling(const json& event) {
         row.id = int32_t(fields_.integer(candidate, "id", 0, std::numeric_limits<int32_t>::max()));
         const json& probability =
             fields_.object(fields_.field(candidate, "probability"), "'probability'");
-        for (size_t stage = 0; stage < kSamplingStageCount; ++stage)
+        for (size_t stage = 0; stage < kSamplingStageCount; ++stage) {
+            const char* name = samplingStageName(SamplingStage(stage));
+            // Traces from before the logit processors lack their stages: those changed nothing.
             row.probability[stage] =
-                float(fields_.number(probability, samplingStageName(SamplingStage(stage))));
+                isMaskingStage(SamplingStage(stage)) && !probability.contains(name)
+                    ? row.probability[stage - 1]
+                    : float(fields_.number(probability, name));
+        }
         const json& cutBy = fields_.field(candidate, "cut_by");
         if (!cutBy.is_null()) {
             row.cutBy = cutBy.is_string() ? stageNamed(cutBy.get<std::string>()) : std::nullopt;

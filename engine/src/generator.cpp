@@ -133,6 +133,7 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     std::vector<float> logits(size_t(config().vocabSize));
     if (!step(prompt, logits))
         return finish(std::move(result), FinishReason::Cancelled);
+    chooser.begin(history_.size());
     while (int64_t(result.tokens.size()) < maxNewTokens) {
         const bool traced = probes_->wantsSampling();
         const int32_t next = chooser.choose(logits, history_, traced);
@@ -143,6 +144,8 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
         result.tokens.push_back(next);
         if (stopTokens.count(next))
             return finish(std::move(result), FinishReason::EndOfSequence);
+        if (chooser.stopRequested())
+            return finish(std::move(result), FinishReason::StopString);
         if (int64_t(result.tokens.size()) == maxNewTokens)
             break;  // the last token is returned, not run: nothing would read its logits
         if (contextFull())

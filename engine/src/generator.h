@@ -49,6 +49,11 @@ class TokenChooser {
     virtual int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
                            bool traced) = 0;
     virtual const SamplingTrace* lastTrace() const { return nullptr; }
+    // Called once the prompt has run: the history's first `promptLength` tokens are the prompt.
+    virtual void begin(size_t /*promptLength*/) {}
+    // Asked after each choice: true ends the generation there (a stop string appeared in its text),
+    // with the chosen token kept.
+    virtual bool stopRequested() const { return false; }
 };
 
 class GreedyChooser final : public TokenChooser {

@@ -14,6 +14,8 @@ const char* finishReasonName(FinishReason reason) {
             return "context_full";
         case FinishReason::Cancelled:
             return "cancelled";
+        case FinishReason::StopString:
+            return "stop_string";
     }
     return "unknown";
 }

@@ -20,7 +20,7 @@ struct SamplingTrace;     // sampling/sampling_trace.h
 // The outer loop's steps: one prefill step runs the whole prompt, then one decode step per token.
 enum class StepPhase { Prefill, Decode };
 
-enum class FinishReason { EndOfSequence, MaxTokens, ContextFull, Cancelled };
+enum class FinishReason { EndOfSequence, MaxTokens, ContextFull, Cancelled, StopString };
 const char* finishReasonName(FinishReason reason);
 
 struct StepEvent {

@@ -9,9 +9,11 @@
 // is always the best size() of all. Sorting is partial and lazy: keepBest(40) of 65k tokens is one
 // heap pass, not a full sort.
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <vector>
@@ -91,6 +93,15 @@ class CandidateSet {
     void keepBest(size_t n);
     // Cuts the candidates whose logit is below `threshold` (those are the worst, in any order).
     void keepAtLeast(double threshold);
+    // Cuts the live candidates `masked` says yes to, whatever their logit (a logit processor's
+    // mask), and gives them a logit of -inf, so that they rank after every other candidate.
+    // Returns how many were cut: they are cutSince(size() + that count).
+    template <typename Predicate>
+    size_t cutMasked(Predicate masked);
+    // Candidates cut since the live set had `previousSize` members (most recent cuts).
+    std::span<const Candidate> cutSince(size_t previousSize) const {
+        return {items_.data() + size_, previousSize - size_};
+    }
     // To be called after a stage rewrote logits through live().
     void logitsChanged();
 
@@ -101,5 +112,22 @@ class CandidateSet {
     bool idOrder_ = true;  // live() is in increasing id order (as assigned): find() can bisect
     mutable std::optional<Softmax> softmax_;
 };
+
+template <typename Predicate>
+size_t CandidateSet::cutMasked(Predicate masked) {
+    // Stable, so that the live ones keep their increasing id order (find() bisects).
+    const auto kept = std::stable_partition(items_.begin(), items_.begin() + ptrdiff_t(size_),
+                                            [&masked](const Candidate& c) { return !masked(c); });
+    const size_t n = size_t(kept - items_.begin());
+    const size_t cut = size_ - n;
+    if (cut == 0)
+        return 0;
+    for (size_t i = n; i < size_; ++i)
+        items_[i].logit = -std::numeric_limits<float>::infinity();
+    size_ = n;
+    sorted_ = 0;
+    softmax_.reset();
+    return cut;
+}
 
 }  // namespace inferlens

@@ -54,7 +54,7 @@ int32_t Sampler::run(const SamplingParams& params, const SamplerChain& chain,
                      std::span<const float> logits, std::span<const int32_t> history, double draw,
                      CandidateSet& candidates, SamplingTrace* trace) const {
     candidates.assign(logits, sampleableCount_, mask_);
-    const SamplerContext context{history};
+    const SamplerContext context = this->context(history);
     if (trace == nullptr) {
         for (const auto& stage : chain)
             stage->apply(candidates, context);
@@ -65,20 +65,35 @@ int32_t Sampler::run(const SamplingParams& params, const SamplerChain& chain,
     // without storing per-stage arrays; penalised logits are kept for the rows.
     std::array<Softmax, kSamplingStageCount> softmax;
     std::array<int64_t, kSamplingStageCount> kept{};
-    std::vector<float> penalised;
+    std::vector<float> processed, penalised;  // logits after the processors, after the penalties
+    std::vector<MaskedCandidate> masked;
     softmax[0] = candidates.softmax();
     kept[0] = int64_t(candidates.size());
     for (const auto& stage : chain) {
+        const size_t before = candidates.size();
         stage->apply(candidates, context);
         const auto s = size_t(stage->kind());
         softmax[s] = candidates.softmax();
         kept[s] = int64_t(candidates.size());
-        if (stage->kind() == SamplingStage::Penalties) {
-            penalised.assign(logits.size(), 0.0f);
+        if (isMaskingStage(stage->kind()))
+            for (const Candidate& c : candidates.cutSince(before))
+                masked.push_back({c.id, logits[size_t(c.id)], stage->kind()});
+        std::vector<float>* copy = stage->kind() == SamplingStage::MinNewTokens ? &processed
+                                   : stage->kind() == SamplingStage::Penalties  ? &penalised
+                                                                                : nullptr;
+        if (copy != nullptr) {
+            copy->assign(logits.size(), 0.0f);
             for (const Candidate& c : candidates.live())
-                penalised[size_t(c.id)] = c.logit;
+                (*copy)[size_t(c.id)] = c.logit;
         }
     }
+    const size_t maskedShown = std::min(masked.size(), size_t(params.traceTopN));
+    std::partial_sort(masked.begin(), masked.begin() + ptrdiff_t(maskedShown), masked.end(),
+                      [](const MaskedCandidate& a, const MaskedCandidate& b) {
+                          return a.rawLogit > b.rawLogit ||
+                                 (a.rawLogit == b.rawLogit && a.id < b.id);
+                      });
+    masked.resize(maskedShown);
     const size_t chosenRank = drawIndex(candidates, draw);
     const Candidate chosen = candidates.live()[chosenRank];
 
@@ -86,6 +101,7 @@ int32_t Sampler::run(const SamplingParams& params, const SamplerChain& chain,
     t = SamplingTrace{};
     t.params = params;
     t.kept = kept;
+    t.masked = std::move(masked);
     for (size_t s = 0; s < kSamplingStageCount; ++s)
         t.entropy[s] = softmax[s].entropy;
     const auto topK = size_t(SamplingStage::TopK), topP = size_t(SamplingStage::TopP);
@@ -114,6 +130,7 @@ int32_t Sampler::run(const SamplingParams& params, const SamplerChain& chain,
                 continue;
             }
             const float logit = stage == SamplingStage::Raw         ? row.rawLogit
+                                : isMaskingStage(stage)             ? processed[size_t(row.id)]
                                 : stage == SamplingStage::Penalties ? row.penalisedLogit
                                                                     : best[rank].logit;
             row.probability[s] = float(softmax[s].probability(logit));

@@ -12,7 +12,9 @@
 // between steps keeps the generator's state (a new seed restarts it).
 
 #include <cstdint>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sampling/candidate_set.h"
@@ -37,6 +39,15 @@ class Sampler {
     // Restarts the random numbers from params().seed.
     void reseed() { random_.reseed(params_.seed); }
 
+    // What the logit processors need to know beyond the logits: the bytes each id stands for
+    // (banned text; Tokenizer::textsOfAll), the ids that end a turn (minimum new tokens), and where
+    // this generation's new tokens begin in the history passed to sample().
+    void setTokenTexts(std::shared_ptr<const std::vector<std::string>> texts) {
+        tokenTexts_ = std::move(texts);
+    }
+    void setStopIds(std::vector<int32_t> ids) { stopIds_ = std::move(ids); }
+    void beginGeneration(size_t promptLength) { promptLength_ = promptLength; }
+
     // Chooses the next token. `logits`: the output layer's row (at least the sampleable ids);
     // `history`: the sequence so far, for the penalties. Fills `trace` when given.
     int32_t sample(std::span<const float> logits, std::span<const int32_t> history,
@@ -53,7 +64,14 @@ class Sampler {
                 std::span<const float> logits, std::span<const int32_t> history, double draw,
                 CandidateSet& candidates, SamplingTrace* trace) const;
 
+    SamplerContext context(std::span<const int32_t> history) const {
+        return {history, promptLength_, stopIds_, tokenTexts_.get()};
+    }
+
     SamplingParams params_;
+    std::shared_ptr<const std::vector<std::string>> tokenTexts_;
+    std::vector<int32_t> stopIds_;
+    size_t promptLength_ = 0;
     SamplerChain chain_;
     int64_t sampleableCount_;
     std::vector<uint8_t> mask_;  // empty: every id below sampleableCount_

@@ -15,6 +15,7 @@ class SamplerChooser : public TokenChooser {
         return sampler_.sample(logits, history, traced ? &trace_ : nullptr);
     }
     const SamplingTrace* lastTrace() const override { return &trace_; }
+    void begin(size_t promptLength) override { sampler_.beginGeneration(promptLength); }
 
   private:
     Sampler& sampler_;

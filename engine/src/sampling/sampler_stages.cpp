@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sampling/logit_processors.h"
+
 namespace inferlens {
 namespace {
 
@@ -87,6 +89,9 @@ void MinPStage::apply(CandidateSet& candidates, const SamplerContext&) const {
 
 SamplerChain makeSamplerChain(const SamplingParams& params) {
     SamplerChain chain;
+    chain.push_back(std::make_unique<LogitBiasStage>(params.logitBias));
+    chain.push_back(std::make_unique<BannedTextStage>(params.bannedTexts));
+    chain.push_back(std::make_unique<MinNewTokensStage>(params.minNewTokens));
     chain.push_back(std::make_unique<PenaltyStage>(params.repetitionPenalty,
                                                    params.frequencyPenalty, params.presencePenalty,
                                                    params.penaltyLastN));

@@ -1,12 +1,15 @@
 #pragma once
 // The units of the sampler chain. Each one reshapes the logits of a CandidateSet or cuts
 // candidates from it, knows only its own knobs, and does nothing at its neutral value. The chain
-// runs them in SamplingStage order — penalties, temperature, top-k, top-p, min-p — and then draws.
-// Each truncation stage sees the distribution renormalised over what the previous one kept.
+// runs them in SamplingStage order — the logit processors (logit_processors.h), penalties,
+// temperature, top-k, top-p, min-p — and then draws. Each truncation stage sees the distribution
+// renormalised over what the previous one kept.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sampling/candidate_set.h"
@@ -18,6 +21,13 @@ namespace inferlens {
 // What a stage may look at besides the candidates.
 struct SamplerContext {
     std::span<const int32_t> history;  // the whole sequence so far: prompt and generated tokens
+    size_t promptLength = 0;           // history[promptLength ..] is this generation's new text
+    std::span<const int32_t> stopIds;  // the tokens that end the turn
+    const std::vector<std::string>* tokenTexts = nullptr;  // the bytes of each id, when known
+
+    int64_t newTokens() const {
+        return int64_t(history.size()) - int64_t(std::min(promptLength, history.size()));
+    }
 };
 
 class SamplerStage {

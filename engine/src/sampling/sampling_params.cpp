@@ -37,6 +37,17 @@ void validate(const SamplingParams& p) {
     if (!(p.penaltyLastN >= -1))
         reject("penalty window (last N tokens)", ">= -1 (0 = off, -1 = whole context)",
                p.penaltyLastN);
+    for (const auto& [id, value] : p.logitBias) {
+        if (!(id >= 0))
+            reject("a logit bias's token id", ">= 0", id);
+        if (std::isnan(value))
+            reject("a logit bias", "a number or ±inf", value);
+    }
+    for (const std::string& text : p.bannedTexts)
+        if (text.empty())
+            throw Error("sampling: a banned text must not be empty");
+    if (!(p.minNewTokens >= 0))
+        reject("minimum new tokens", ">= 0", p.minNewTokens);
     if (!(p.traceTopN >= 0))
         reject("trace top-N", ">= 0", p.traceTopN);
 }

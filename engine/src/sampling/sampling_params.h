@@ -3,6 +3,9 @@
 // so one struct describes anything from greedy decoding to an untouched softmax draw.
 
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace inferlens {
 
@@ -15,6 +18,10 @@ struct SamplingParams {
     float frequencyPenalty = 0.0f;   // per occurrence; 0: off (negative values encourage repeats)
     float presencePenalty = 0.0f;    // once per token present; 0: off
     int32_t penaltyLastN = 64;       // tokens of the context the penalties look at; 0 off, -1 all
+    // Logit processors (logit_processors.h).
+    std::vector<std::pair<int32_t, float>> logitBias;  // added to an id's logit; ±inf force / ban
+    std::vector<std::string> bannedTexts;              // never generated, however split into tokens
+    int32_t minNewTokens = 0;  // the turn's end tokens masked until this many new ones
     uint64_t seed = 0;
     int32_t traceTopN = 20;  // candidates a SamplingTrace reports
 

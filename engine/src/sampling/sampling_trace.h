@@ -12,16 +12,42 @@
 
 namespace inferlens {
 
-// The chain, in the order it runs; Raw is the softmax of the logits as the model gave them.
-enum class SamplingStage : uint8_t { Raw, Penalties, Temperature, TopK, TopP, MinP };
-inline constexpr size_t kSamplingStageCount = 6;
+// The chain, in the order it runs; Raw is the softmax of the logits as the model gave them. The
+// logit processors come first (bias, banned text, minimum length): they mask tokens outright or
+// shift their logits, whatever the distribution; then the penalties and the truncations.
+enum class SamplingStage : uint8_t {
+    Raw,
+    LogitBias,
+    BannedText,
+    MinNewTokens,
+    Penalties,
+    Temperature,
+    TopK,
+    TopP,
+    MinP
+};
+inline constexpr size_t kSamplingStageCount = 9;
 inline constexpr SamplingStage kFinalSamplingStage = SamplingStage::MinP;
 
 inline const char* samplingStageName(SamplingStage stage) {
-    constexpr const char* names[kSamplingStageCount] = {"raw",   "penalties", "temperature",
-                                                        "top-k", "top-p",     "min-p"};
+    constexpr const char* names[kSamplingStageCount] = {
+        "raw",         "logit-bias", "banned-text", "min-new-tokens", "penalties",
+        "temperature", "top-k",      "top-p",       "min-p"};
     return names[size_t(stage)];
 }
+
+// Whether a stage masks tokens whatever their probability (a logit processor) rather than cutting
+// the unlikely ones.
+inline bool isMaskingStage(SamplingStage stage) {
+    return stage >= SamplingStage::LogitBias && stage <= SamplingStage::MinNewTokens;
+}
+
+// A token a masking stage removed, with the logit the model gave it.
+struct MaskedCandidate {
+    int32_t id = 0;
+    float rawLogit = 0;
+    SamplingStage maskedBy = SamplingStage::LogitBias;
+};
 
 struct TraceCandidate {
     int32_t id = 0;
@@ -52,6 +78,9 @@ struct SamplingTrace {
     // tokens top-p kept, and how many it kept. With top-p off: 1 and kept[TopK].
     double nucleusMass = 1;
     int64_t nucleusKept = 0;
+    // The masked tokens the model liked best (at most traceTopN, highest raw logit first): what the
+    // logit processors took away. Their rows in `candidates`, if any, are cut by that stage.
+    std::vector<MaskedCandidate> masked;
     int32_t chosenId = -1;
     int64_t chosenRank = 0;       // in the order of `candidates`, 0 = best
     float chosenProbability = 0;  // in the final distribution

@@ -120,6 +120,31 @@ void Tokenizer::appendSpecial(TokenizationInfo& info, int32_t id, bool writeName
     info.tokens.push_back(std::move(token));
 }
 
+std::string Tokenizer::textOf(int32_t id) const {
+    if (const std::optional<uint8_t> byte = byteValue(id))
+        return std::string(1, char(*byte));
+    if (isSpecial(id))
+        return {};
+    const std::string pieceText = piece(id);
+    std::string text;
+    for (size_t at = 0; at < pieceText.size();) {
+        if (pieceText.compare(at, 3, "\xe2\x96\x81") == 0) {  // "▁"
+            text += ' ';
+            at += 3;
+        } else {
+            text += pieceText[at++];
+        }
+    }
+    return text;
+}
+
+std::vector<std::string> Tokenizer::textsOfAll() const {
+    std::vector<std::string> texts(static_cast<size_t>(vocabularySize()));
+    for (int32_t id = 0; id < int32_t(vocabularySize()); ++id)
+        texts[size_t(id)] = textOf(id);
+    return texts;
+}
+
 void Tokenizer::appendGenerated(TokenizationInfo& info, int32_t id) const {
     TokenInfo token;
     token.id = id;
@@ -127,18 +152,7 @@ void Tokenizer::appendGenerated(TokenizationInfo& info, int32_t id) const {
     token.special = isSpecial(id);
     token.byteFallback = isByte(id);
     token.begin = int64_t(info.text.size());
-    if (const std::optional<uint8_t> byte = byteValue(id)) {
-        info.text += char(*byte);
-    } else if (!token.special) {
-        for (size_t at = 0; at < token.piece.size();) {
-            if (token.piece.compare(at, 3, "\xe2\x96\x81") == 0) {  // "▁"
-                info.text += ' ';
-                at += 3;
-            } else {
-                info.text += token.piece[at++];
-            }
-        }
-    }
+    info.text += textOf(id);
     token.end = int64_t(info.text.size());
     info.tokens.push_back(std::move(token));
 }

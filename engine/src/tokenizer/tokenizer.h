@@ -70,6 +70,10 @@ class Tokenizer {
     // Appends a token the model generated (or the user forced), standing for the bytes it decodes
     // to: its byte for a byte piece, nothing for a special, else its piece with "▁" as a space.
     void appendGenerated(TokenizationInfo& info, int32_t id) const;
+    // The bytes a generated token stands for (as appendGenerated writes them), and those of every
+    // id of the vocabulary: what banned text and grammars check candidates against.
+    std::string textOf(int32_t id) const;
+    std::vector<std::string> textsOfAll() const;
 
     // ChatGLM: [gMASK] sop (every ChatGLM input starts with them; no BOS). LLaMA: <s> when the
     // vocabulary says to add BOS, else nothing.

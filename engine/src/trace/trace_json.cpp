@@ -1,5 +1,7 @@
 #include "trace/trace_json.h"
 
+#include <cmath>
+
 namespace inferlens {
 
 nlohmann::json toJson(const TokenizationInfo& info) {
@@ -33,7 +35,15 @@ nlohmann::json toJson(const SamplingTrace& trace) {
         kept[samplingStageName(SamplingStage(stage))] = trace.kept[stage];
         entropy[samplingStageName(SamplingStage(stage))] = trace.entropy[stage];
     }
+    nlohmann::json masked = nlohmann::json::array();
+    for (const MaskedCandidate& m : trace.masked)
+        masked.push_back(
+            {{"id", m.id}, {"logit", m.rawLogit}, {"masked_by", samplingStageName(m.maskedBy)}});
     const SamplingParams& p = trace.params;
+    nlohmann::json bias = nlohmann::json::array();
+    for (const auto& [id, value] : p.logitBias)  // ±inf as strings: JSON has no infinities
+        bias.push_back({id, std::isinf(value) ? nlohmann::json(value > 0 ? "+inf" : "-inf")
+                                              : nlohmann::json(value)});
     return {{"params",
              {{"temperature", p.temperature},
               {"top_k", p.topK},
@@ -43,8 +53,12 @@ nlohmann::json toJson(const SamplingTrace& trace) {
               {"frequency_penalty", p.frequencyPenalty},
               {"presence_penalty", p.presencePenalty},
               {"penalty_last_n", p.penaltyLastN},
+              {"logit_bias", bias},
+              {"banned_texts", p.bannedTexts},
+              {"min_new_tokens", p.minNewTokens},
               {"seed", p.seed}}},
             {"candidates", candidates},
+            {"masked", masked},
             {"kept", kept},
             {"entropy", entropy},
             {"nucleus_mass", trace.nucleusMass},
