@@ -7,6 +7,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -89,6 +90,67 @@ class TestCliGeneration : public QObject {
         QCOMPARE(joined, text.standardOutput);
         QCOMPARE(steps.back()["event"].toString(), QString("finished"));
         QCOMPARE(steps.back()["reason"].toString(), QString("max_tokens"));
+    }
+
+    void logitProcessorsAndStopStringsOnTheCommandLine() {
+        const QStringList common{"generate",     "--model",   model_,   "--prompt", "the",
+                                 "--max-tokens", "16",        "--seed", "4",        "--temperature",
+                                 "1.0",          "--threads", "1"};
+        const auto plain = test::runCli(common);
+        QCOMPARE(plain.exitCode, 0);
+        // Two ASCII letters from the middle of the text as the stop string: the same run, cut
+        // right before them.
+        const QString text = plain.standardOutput;
+        QString stop;
+        for (int i = text.size() / 3; i + 1 < text.size() && stop.isEmpty(); ++i)
+            if (text[i].isLetter() && text[i].unicode() < 128 && text[i + 1].isLetter() &&
+                text[i + 1].unicode() < 128)
+                stop = text.mid(i, 2);
+        QVERIFY2(!stop.isEmpty(), qPrintable(text));
+        const auto stopped = test::runCli(QStringList(common) << "--stop" << stop);
+        QCOMPARE(stopped.exitCode, 0);
+        QCOMPARE(stopped.standardOutput, text.left(text.indexOf(stop)));
+        const auto stoppedJson = test::runCli(QStringList(common) << "--stop" << stop << "--json");
+        QCOMPARE(jsonLines(stoppedJson.standardOutput).back()["reason"].toString(),
+                 QString("stop_string"));
+
+        // --ban: the stop string's letters never appear, seed after seed.
+        for (const QString seed : {"4", "5", "6", "7"}) {
+            QStringList arguments =
+                QStringList(common).replaceInStrings(QRegularExpression("^4$"), seed);
+            const auto banned = test::runCli(arguments << "--ban" << stop);
+            QCOMPARE(banned.exitCode, 0);
+            QVERIFY2(!banned.standardOutput.contains(stop), qPrintable(banned.standardOutput));
+        }
+
+        // --logit-bias: +inf forces a token at every step.
+        const auto forced = test::runCli(QStringList(common) << "--json"
+                                                             << "--logit-bias"
+                                                             << "77=+inf");
+        QCOMPARE(forced.exitCode, 0);
+        const auto steps = jsonLines(forced.standardOutput);
+        QCOMPARE(steps.size(), size_t(16 + 1));
+        for (size_t i = 0; i < 16; ++i)
+            QCOMPARE(steps[i]["token"].toInt(), 77);
+
+        // --min-tokens: the end of sequence (id 2), strongly favoured, comes first at the minimum.
+        const QStringList greedyEos =
+            QStringList(common).replaceInStrings(QRegularExpression("^1.0$"), "0") << "--json"
+                                                                                   << "--logit-bias"
+                                                                                   << "2=30";
+        const auto early = test::runCli(greedyEos);
+        QCOMPARE(jsonLines(early.standardOutput).back()["generated_tokens"].toInt(), 1);
+        const auto late = test::runCli(QStringList(greedyEos) << "--min-tokens"
+                                                              << "5");
+        const auto lateSteps = jsonLines(late.standardOutput);
+        QCOMPARE(lateSteps.back()["generated_tokens"].toInt(), 6);
+        QCOMPARE(lateSteps.back()["reason"].toString(), QString("eos"));
+        QCOMPARE(lateSteps[0]["sampling"]
+                     .toObject()["masked"]
+                     .toArray()[0]
+                     .toObject()["masked_by"]
+                     .toString(),
+                 QString("min-new-tokens"));
     }
 
     void greedyOutputIsTheSameWithoutTheCache() {
@@ -247,6 +309,17 @@ class TestCliGeneration : public QObject {
             << QStringList{"kv-experiment"} << 2 << "--prompt is required";
         QTest::newRow("kv-experiment without tokens")
             << QStringList{"kv-experiment", "--prompt", "a", "--tokens", "0"} << 2 << "--tokens";
+        QTest::newRow("logit bias without a value")
+            << QStringList{"generate", "--prompt", "a", "--logit-bias", "12"} << 2 << "ID=VALUE";
+        QTest::newRow("logit bias outside the vocabulary")
+            << QStringList{"generate", "--prompt", "a", "--logit-bias", "4000=1"} << 2
+            << "outside the vocabulary";
+        QTest::newRow("empty stop string")
+            << QStringList{"generate", "--prompt", "a", "--stop", ""} << 2 << "--stop";
+        QTest::newRow("forcing the end while a minimum holds")
+            << QStringList{"generate", "--prompt",     "a", "--logit-bias",
+                           "2=+inf",   "--min-tokens", "3"}
+            << 1 << "min-new-tokens";
         QTest::newRow("bad attention spec")
             << QStringList{"trace", "--prompt", "a", "--attention", "1-2"} << 2 << "LAYER:HEAD";
     }

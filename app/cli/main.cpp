@@ -65,7 +65,12 @@ commands:
 
 SAMPLING: --seed N --temperature X (0: greedy) --top-k N (0: off) --top-p X --min-p X
           --repeat-penalty X --repeat-last-n N --frequency-penalty X --presence-penalty X
+          --logit-bias ID=X (added to a token's logit; -inf bans it, +inf forces it)
+          --ban TEXT (never generated, however it would be split into tokens)
+          --min-tokens N (the turn cannot end before N new tokens)
+          (--logit-bias, --ban and --stop may be given several times)
 RUN:      --max-tokens N --ctx-size N --threads N (0: all cores) --device cpu|cuda[:N]
+          --stop TEXT (end the generation where TEXT appears; it is not printed)
 
 exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 )";
