@@ -43,6 +43,16 @@ class ForwardBackend {
 
     virtual void clearCache() = 0;
     virtual KvCacheStats cacheStats() const = 0;
+
+    // Several sequences side by side (beam search): the backend keeps `count` KV caches ("slots"),
+    // steps run on the one in use, and a slot can be copied onto another (a beam forking). Slot 0
+    // is the cache above; resizing keeps it. Throws Error where the backend keeps only one.
+    virtual void setCacheSlots(int count);
+    virtual int cacheSlots() const { return 1; }
+    virtual void useCacheSlot(int slot);
+    virtual void copyCacheSlot(int from, int to);
+    // Bytes allocated by the slots other than the one in use (what the extra sequences cost).
+    virtual int64_t otherSlotsBytes() const { return 0; }
 };
 
 }  // namespace inferlens

@@ -17,20 +17,31 @@ class CpuForward final : public ForwardBackend {
     const ModelConfig& config() const override { return model_.config(); }
     std::string deviceName() const override;
     int threadCount() const override { return pool_.size(); }
-    int64_t contextSize() const override { return cache_.capacity(); }
-    int64_t cachedTokens() const override { return cache_.size(); }
+    int64_t contextSize() const override { return cache().capacity(); }
+    int64_t cachedTokens() const override { return cache().size(); }
 
     void beginStep(std::span<const int32_t> tokens, int64_t firstPosition) override;
     void runLayer(int64_t layer, AttentionRecorder* recorder) override;
     std::span<const float> lastHidden() override;
     void finishStep(std::span<float> logits, int64_t rows) override;
 
-    void clearCache() override { cache_.clear(); }
-    KvCacheStats cacheStats() const override { return cache_.stats(); }
+    void clearCache() override { cache().clear(); }
+    KvCacheStats cacheStats() const override { return cache().stats(); }
+
+    void setCacheSlots(int count) override;
+    int cacheSlots() const override { return int(caches_.size()); }
+    void useCacheSlot(int slot) override;
+    void copyCacheSlot(int from, int to) override;
+    int64_t otherSlotsBytes() const override;
 
   private:
+    KvCache& cache() { return caches_[size_t(slot_)]; }
+    const KvCache& cache() const { return caches_[size_t(slot_)]; }
+    void checkSlot(int slot) const;
+
     const Model& model_;
-    KvCache cache_;
+    std::vector<KvCache> caches_;  // one per sequence kept; slot_ is in use
+    int slot_ = 0;
     ThreadPool pool_;
     ForwardScratch scratch_;
     std::vector<float> residual_;  // [tokens, H]: the residual streams of the step's tokens
