@@ -153,6 +153,49 @@ class TestCliGeneration : public QObject {
                  QString("min-new-tokens"));
     }
 
+    void beamSearchOnTheCommandLine() {
+        const QStringList common{"generate",     "--model", model_,      "--prompt", "the",
+                                 "--max-tokens", "8",       "--threads", "1"};
+        // Width 1 is greedy decoding.
+        const auto greedy = test::runCli(QStringList(common) << "--temperature"
+                                                             << "0");
+        const auto one = test::runCli(QStringList(common) << "--beams"
+                                                          << "1");
+        QCOMPARE(one.exitCode, 0);
+        QCOMPARE(one.standardOutput, greedy.standardOutput);
+        // --json: the hypotheses best first, the best one's text is what plain output prints, and
+        // the tree's nodes chain up to the prompt.
+        const auto plain = test::runCli(QStringList(common) << "--beams"
+                                                            << "3");
+        const auto json = test::runCli(QStringList(common) << "--beams"
+                                                           << "3"
+                                                           << "--json");
+        QCOMPARE(json.exitCode, 0);
+        const auto objects = jsonLines(json.standardOutput);
+        QCOMPARE(objects.size(), size_t(1));
+        const QJsonObject search = objects[0];
+        QCOMPARE(search["event"].toString(), QString("beam_search"));
+        const QJsonArray hypotheses = search["hypotheses"].toArray();
+        QCOMPARE(hypotheses.size(), 3);
+        QCOMPARE(hypotheses[0].toObject()["text"].toString(), plain.standardOutput);
+        for (int i = 1; i < 3; ++i)
+            QVERIFY(hypotheses[i - 1].toObject()["score"].toDouble() >=
+                    hypotheses[i].toObject()["score"].toDouble());
+        const QJsonArray nodes = search["nodes"].toArray();
+        QVERIFY(search["kv_cache_slots"].toInt() <= 3);
+        int node = hypotheses[0].toObject()["node"].toInt();
+        int depth = 0;
+        while (node >= 0) {
+            node = nodes[node].toObject()["parent"].toInt();
+            ++depth;
+        }
+        QCOMPARE(depth, hypotheses[0].toObject()["tokens"].toArray().size());
+        const auto bad = test::runCli(QStringList(common) << "--beams"
+                                                          << "0");
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY(bad.standardError.contains("--beams"));
+    }
+
     void greedyOutputIsTheSameWithoutTheCache() {
         QStringList arguments{"generate", "--model",         model_,
                               "--prompt", "hello the world", "--max-tokens",

@@ -29,7 +29,9 @@ commands:
   generate [--model PATH] --prompt TEXT [--json] [--no-cache] [SAMPLING] [RUN]
            Continue TEXT as given (the model's prefix tokens are added, no chat template).
            stdout carries only the generated text; --json prints one object per step with
-           its sampling trace.
+           its sampling trace. --beams K [--nbest N] [--length-penalty X]
+           [--no-early-stopping]: beam search instead of sampling (the sampling flags do not
+           apply); --json then prints the hypotheses and the search tree.
   chat     [--model PATH] [--system TEXT] [--template chatglm2|chatglm3|llama2|zephyr]
            [SAMPLING] [RUN]
            Interactive multi-turn chat; each stdin line is a user message.
