@@ -11,6 +11,7 @@
 #include <QImage>
 #include <QMenu>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -236,6 +237,51 @@ class TestGuiEndToEnd : public QObject {
         // A prompt token: the prefill's step.
         QTest::mouseClick(strip, Qt::LeftButton, {}, strip->chipRect(1).center());
         QCOMPARE(window.loopGrid()->selectedStep(), 0);
+    }
+
+    void logitProcessorsAndStopStringsFromTheSamplingPanel() {
+        // The conversation this leaves behind must not become the next test's history.
+        const auto forget = qScopeGuard([] { QFile::remove(ConversationStore().path()); });
+        MainWindow window(bundled(60));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(0);  // greedy: the answer is known
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        const auto ask = [&](const QString& question) {
+            const int before = finished.count();
+            window.chat()->setConversation({});  // each question on its own
+            window.chat()->send(question);
+            if (!QTest::qWaitFor([&] { return finished.count() > before && !window.generating(); },
+                                 60000))
+                return QString("(no answer)");
+            return finished.last().at(0).toString();
+        };
+        const QString plain = ask(QStringLiteral("《春晓》"));
+        QVERIFY2(plain.contains(QStringLiteral("春眠")), qPrintable(plain));
+
+        // A banned text never appears, and the sampling panel names what it masked.
+        window.samplingControls()->setBannedText(QStringLiteral("春眠"));
+        const QString banned = ask(QStringLiteral("《春晓》"));
+        QVERIFY2(!banned.contains(QStringLiteral("春眠")), qPrintable(banned));
+        bool maskedShown = false;
+        for (const widgets::SamplingStep& step : window.samplingSteps())
+            for (const widgets::MaskedToken& masked : step.masked)
+                maskedShown |= masked.maskedBy == QStringLiteral("banned text");
+        QVERIFY(maskedShown);
+
+        // A stop string ends the answer right before it.
+        window.samplingControls()->setBannedText({});
+        window.samplingControls()->setStopText(QStringLiteral("啼鸟"));
+        const QString stopped = ask(QStringLiteral("《春晓》"));
+        QCOMPARE(stopped, plain.left(plain.indexOf(QStringLiteral("啼鸟"))));
+        QCOMPARE(finished.last().at(1).toString(), QString("stop_string"));
+
+        // An entry that does not parse is left out and reported; a forced token always comes.
+        window.samplingControls()->setStopText({});
+        window.samplingControls()->setLogitBiasText(QStringLiteral("12=+inf, x=1"));
+        QVERIFY(!window.samplingControls()->logitBiasProblem().isEmpty());
+        QCOMPARE(window.samplingControls()->params().logitBias.size(), size_t(1));
+        window.samplingControls()->setLogitBiasText({});
+        window.chat()->setConversation({});
     }
 
     void whilePausedASliderReshapesTheCurrentStep() {

@@ -134,6 +134,18 @@ class TestWidgetSamplingChart : public QObject {
         QVERIFY(qAbs(chart.cumulativeMass(5) - 1.0) < 1e-6);
     }
 
+    void maskedTokensAreNamedWithTheirProcessor() {
+        SamplingChartWidget chart;
+        SamplingStep step = makeStep(6, 3, 0);
+        chart.setStep(step);
+        QVERIFY(!chart.titleText().contains("Masked"));
+        step.masked = {{"hello", 0.42f, "banned text"}, {"</s>", 0.1f, "min new tokens"}};
+        chart.setStep(step);
+        const QString title = chart.titleText();
+        QVERIFY2(title.contains("“hello” 42.0% (banned text)"), qPrintable(title));
+        QVERIFY2(title.contains("“</s>” 10.0% (min new tokens)"), qPrintable(title));
+    }
+
     void historyGrowsAndClears() {
         SamplingChartWidget chart;
         chart.resize(640, 480);

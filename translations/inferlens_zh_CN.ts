@@ -229,6 +229,21 @@
     </message>
 </context>
 <context>
+    <name>SamplingStage</name>
+    <message>
+        <source>logit bias</source>
+        <translation>logit 偏置</translation>
+    </message>
+    <message>
+        <source>banned text</source>
+        <translation>禁用文本</translation>
+    </message>
+    <message>
+        <source>min new tokens</source>
+        <translation>最少新词元数</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::ChatView</name>
     <message>
         <source>Ask something — Ctrl+Enter sends</source>
@@ -747,6 +762,38 @@
         <source>Seed</source>
         <translation>随机种子</translation>
     </message>
+    <message>
+        <source>Logit bias</source>
+        <translation>Logit 偏置</translation>
+    </message>
+    <message>
+        <source>ID=value, … (-inf bans, +inf forces)</source>
+        <translation>ID=值, …（-inf 禁止，+inf 强制）</translation>
+    </message>
+    <message>
+        <source>Banned text</source>
+        <translation>禁用文本</translation>
+    </message>
+    <message>
+        <source>never generated; separate with |</source>
+        <translation>永不生成；用 | 分隔</translation>
+    </message>
+    <message>
+        <source>Min new tokens</source>
+        <translation>最少新词元数</translation>
+    </message>
+    <message>
+        <source>The answer cannot end before this many tokens</source>
+        <translation>回答在生成这么多词元之前不能结束</translation>
+    </message>
+    <message>
+        <source>Stop at</source>
+        <translation>停止于</translation>
+    </message>
+    <message>
+        <source>ends the answer, not shown; separate with |</source>
+        <translation>在此结束回答，不显示；用 | 分隔</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::StepCostsView</name>
@@ -1224,6 +1271,14 @@ whole step: %5</source>
     <message>
         <source> · chosen token not among the %1 shown</source>
         <translation> · 选中的词元不在显示的 %1 个之中</translation>
+    </message>
+    <message>
+        <source>“%1” %2% (%3)</source>
+        <translation>“%1” %2%（%3）</translation>
+    </message>
+    <message>
+        <source>Masked by the logit processors: %1</source>
+        <translation>被 logit 处理器屏蔽：%1</translation>
     </message>
 </context>
 <context>

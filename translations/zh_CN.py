@@ -280,4 +280,10 @@ ZH_CN = {
     ' · %1 × %1 positions per cell (their maximum), to stay within the %2 memory budget':
         ' · 每个单元格 %1 × %1 个位置（取其最大值），以保持在 %2 的内存预算之内',
     'out of memory': '内存不足',
+    'logit bias': 'logit 偏置', 'banned text': '禁用文本', 'min new tokens': '最少新词元数',
+    'Logit bias': 'Logit 偏置', 'ID=value, … (-inf bans, +inf forces)': 'ID=值, …（-inf 禁止，+inf 强制）',
+    'Banned text': '禁用文本', 'never generated; separate with |': '永不生成；用 | 分隔',
+    'Min new tokens': '最少新词元数', 'The answer cannot end before this many tokens': '回答在生成这么多词元之前不能结束',
+    'Stop at': '停止于', 'ends the answer, not shown; separate with |': '在此结束回答，不显示；用 | 分隔',
+    '“%1” %2% (%3)': '“%1” %2%（%3）', 'Masked by the logit processors: %1': '被 logit 处理器屏蔽：%1',
 }

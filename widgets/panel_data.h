@@ -53,8 +53,16 @@ struct SamplingCandidate {
     bool kept = false;
 };
 
+// A token a logit processor masked, whatever its probability.
+struct MaskedToken {
+    QString label;
+    float probability = 0;  // in the raw distribution
+    QString maskedBy;       // the processor, as the user reads it ("banned text")
+};
+
 struct SamplingStep {
     int step = 0;
+    std::vector<MaskedToken> masked;            // the most likely ones masked, best first
     std::vector<SamplingCandidate> candidates;  // best first; the kept ones come first
     int cutoffIndex = 0;                        // how many of `candidates` were kept
     double nucleusMass = 1;                     // probability mass that top-p kept

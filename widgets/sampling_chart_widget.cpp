@@ -245,8 +245,28 @@ void SamplingChartWidget::applyStep() {
     if (step_.chosenIndex < 0 || step_.chosenIndex >= shown) {
         title += tr(" · chosen token not among the %1 shown").arg(shown);
     }
+    title += maskedLine();
     title_->setText(title);
     requestReplot();
+}
+
+QString SamplingChartWidget::titleText() const {
+    return title_->text();
+}
+
+QString SamplingChartWidget::maskedLine() const {
+    if (step_.masked.empty())
+        return {};
+    // The three the model liked best: what the processors took away at this step.
+    QStringList entries;
+    for (size_t i = 0; i < std::min<size_t>(step_.masked.size(), 3); ++i) {
+        const MaskedToken& m = step_.masked[i];
+        entries << tr("“%1” %2% (%3)")
+                       .arg(m.label)
+                       .arg(double(m.probability) * 100, 0, 'f', 1)
+                       .arg(m.maskedBy);
+    }
+    return QLatin1Char('\n') + tr("Masked by the logit processors: %1").arg(entries.join(", "));
 }
 
 void SamplingChartWidget::appendHistory(int step, double entropy, double chosenProbability) {

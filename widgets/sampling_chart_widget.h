@@ -44,6 +44,8 @@ class SamplingChartWidget : public QCustomPlot {
     std::optional<double> chosenBandX() const;
     // The cumulative mass curve's value at a candidate.
     double cumulativeMass(int index) const;
+    // The chart's title, with its line about masked tokens.
+    QString titleText() const;
     // The candidate whose bars are under a point of the distribution chart, if any.
     std::optional<int> candidateAt(QPoint point) const;
 
@@ -56,6 +58,8 @@ class SamplingChartWidget : public QCustomPlot {
 
   private:
     void applyStep();
+    // The title's line about tokens the logit processors masked (empty when none were).
+    QString maskedLine() const;
     void requestReplot();
 
     int topN_ = 12;

@@ -34,32 +34,18 @@ std::set<std::string> generationValueOptions() {
 
 namespace {
 
-// "ID=V": V a number, or inf / +inf (force) / -inf (ban).
-std::pair<int32_t, float> parseLogitBias(const std::string& text, int64_t tokenCount) {
-    const size_t equals = text.find('=');
-    const auto bad = [&text](const std::string& why) {
-        return UsageError("--logit-bias " + text + ": " + why +
-                          " (expected ID=VALUE, e.g. 42=-inf, 42=+inf or 42=2.5)");
-    };
-    if (equals == std::string::npos)
-        throw bad("no '='");
-    size_t used = 0;
-    long long id = 0;
-    float value = 0;
+// --logit-bias ID=V, with the id inside the vocabulary.
+std::pair<int32_t, float> logitBiasArgument(const std::string& text, int64_t tokenCount) {
+    std::pair<int32_t, float> bias;
     try {
-        id = std::stoll(text.substr(0, equals), &used);
-        if (used != equals)
-            throw bad("the id is not a whole number");
-        const std::string number = text.substr(equals + 1);
-        value = std::stof(number, &used);
-        if (used != number.size() || std::isnan(value))
-            throw bad("the value is not a number");
-    } catch (const std::logic_error&) {
-        throw bad("not a number");
+        bias = parseLogitBias(text);
+    } catch (const Error& error) {
+        throw UsageError(std::string("--") + error.what());
     }
-    if (id < 0 || id >= tokenCount)
-        throw bad("the id is outside the vocabulary (0 … " + std::to_string(tokenCount - 1) + ")");
-    return {int32_t(id), value};
+    if (bias.first >= tokenCount)
+        throw UsageError("--logit-bias " + text + ": the id is outside the vocabulary (0 … " +
+                         std::to_string(tokenCount - 1) + ")");
+    return bias;
 }
 
 }  // namespace
@@ -106,7 +92,7 @@ GenerationSetup::GenerationSetup(const Arguments& args)
     sampling.frequencyPenalty = float(args.number("frequency-penalty", sampling.frequencyPenalty));
     sampling.presencePenalty = float(args.number("presence-penalty", sampling.presencePenalty));
     for (const std::string& bias : args.values("logit-bias"))
-        sampling.logitBias.push_back(parseLogitBias(bias, tokenizer.tokenCount()));
+        sampling.logitBias.push_back(logitBiasArgument(bias, tokenizer.tokenCount()));
     sampling.bannedTexts = args.values("ban");
     sampling.minNewTokens = int32_t(args.integer("min-tokens", 0));
     validate(sampling);

@@ -14,6 +14,7 @@
 #include "panel_conversion.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
+#include "sampling/stop_strings.h"
 #include "teaching/kv_cache_experiment.h"
 #include "teaching/logit_lens.h"
 #include "tokenizer/chat_template.h"
@@ -29,12 +30,19 @@ namespace inferlens::gui {
 class StreamingChooser final : public SamplerChooser {
   public:
     StreamingChooser(Sampler& sampler, EngineWorker& worker, const Tokenizer& tokenizer,
-                     const std::vector<int32_t>& stops)
+                     const std::vector<int32_t>& stops, std::vector<std::string> stopStrings)
         : SamplerChooser(sampler),
           sampler_(sampler),
           worker_(worker),
           detokenizer_(tokenizer),
-          stops_(stops) {}
+          stops_(stops),
+          stopStrings_(std::move(stopStrings)) {}
+
+    void begin(size_t promptLength) override {
+        SamplerChooser::begin(promptLength);
+        promptLength_ = promptLength;
+    }
+    bool stopRequested() const override { return stopStrings_.stopped(); }
 
     int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
                    bool traced) override {
@@ -49,21 +57,31 @@ class StreamingChooser final : public SamplerChooser {
             retained->draw = lastTrace()->draw;
             retained->sampleableCount = worker_.tokenizer_->tokenCount();
             retained->tokenizer = worker_.tokenizer_;
+            retained->promptLength = promptLength_;
+            retained->stopIds = stops_;
+            retained->tokenTexts = worker_.tokenTexts_;
             worker_.retain(std::move(retained));
         }
         const bool stop = std::find(stops_.begin(), stops_.end(), id) != stops_.end();
-        const QString text = stop ? QString() : QString::fromStdString(detokenizer_.push(id));
+        const QString text =
+            stop ? QString() : QString::fromStdString(stopStrings_.push(detokenizer_.push(id)));
         answer_ += text;
         emit worker_.tokenGenerated(worker_.probe_->chipFor(id, true), text);
         return id;
     }
-    QString finish() { return answer_ + QString::fromStdString(detokenizer_.flush()); }
+    QString finish() {
+        std::string rest = stopStrings_.push(detokenizer_.flush());
+        rest += stopStrings_.flush();
+        return answer_ + QString::fromStdString(rest);
+    }
 
   private:
     Sampler& sampler_;
     EngineWorker& worker_;
     StreamingDetokenizer detokenizer_;
     const std::vector<int32_t>& stops_;
+    StopStrings stopStrings_;
+    size_t promptLength_ = 0;
     QString answer_;
     int steps_ = 0;
 };
@@ -83,13 +101,21 @@ QString dominantWeightType(const ModelFiles& files) {
 }  // namespace
 
 widgets::SamplingStep previewStep(const RetainedStep& step, const SamplingParams& params) {
-    const Sampler sampler(params, step.sampleableCount);
+    Sampler sampler(params, step.sampleableCount);
+    sampler.setTokenTexts(step.tokenTexts);
+    sampler.setStopIds(step.stopIds);
+    sampler.beginGeneration(step.promptLength);
     const SamplingTrace trace = sampler.preview(params, step.logits, step.history, step.draw);
     return samplingStep(step.step, trace, candidatePieces(trace, *step.tokenizer));
 }
 
 EngineWorker::EngineWorker() = default;
 EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::setStopStrings(std::vector<std::string> stops) {
+    const std::lock_guard lock(samplingMutex_);
+    stopStrings_ = std::move(stops);
+}
 
 void EngineWorker::setSampling(const SamplingParams& params) {
     const std::lock_guard lock(samplingMutex_);
@@ -201,6 +227,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         backend_ = std::move(backend);  // the old backend refers to the old model: it goes first
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
+        tokenTexts_ = std::make_shared<const std::vector<std::string>>(tokenizer_->textsOfAll());
         ProbeSinks sinks;
         sinks.tokenized = [this](std::vector<widgets::TokenChip> c) { emit tokenized(c); };
         sinks.attention = [this](widgets::AttentionMatrix m) { emit attention(m); };
@@ -305,13 +332,17 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
     }
     Generator generator(backend_, true, &probes, &control_);
     SamplingParams params;
+    std::vector<std::string> stopStrings;
     {
         const std::lock_guard lock(samplingMutex_);
         params = sampling_;
+        stopStrings = stopStrings_;
         samplingChanged_ = false;
     }
     Sampler sampler(params, tokenizer_->tokenCount());
-    StreamingChooser chooser(sampler, *this, *tokenizer_, chat_->stopIds());
+    sampler.setTokenTexts(tokenTexts_);
+    sampler.setStopIds(chat_->stopIds());
+    StreamingChooser chooser(sampler, *this, *tokenizer_, chat_->stopIds(), std::move(stopStrings));
     probe_->setGeneratedFrom(promptTokens);
     probes.tokenized(sequence);
     const std::vector<int32_t>& stops = chat_->stopIds();

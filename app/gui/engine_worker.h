@@ -70,6 +70,10 @@ struct RetainedStep {
     double draw = 0;
     int64_t sampleableCount = 0;
     std::shared_ptr<const Tokenizer> tokenizer;
+    // What the logit processors saw: where the answer began, the turn's end tokens, token texts.
+    size_t promptLength = 0;
+    std::vector<int32_t> stopIds;
+    std::shared_ptr<const std::vector<std::string>> tokenTexts;
 };
 
 // The sampling chart's view of a retained step under other parameters (throws Error for invalid
@@ -92,6 +96,8 @@ class EngineWorker : public QObject {
     // Thread-safe, called from the UI thread.
     GenerationControl& control() { return control_; }
     void setSampling(const SamplingParams& params);
+    // Stop strings for the generations that start from now on.
+    void setStopStrings(std::vector<std::string> stops);
     void selectHead(int layer, int head);
     // Cancels a load in progress (its weights are being read); the previous model stays.
     void cancelLoad() { loadCancelled_.store(true); }
@@ -173,6 +179,8 @@ class EngineWorker : public QObject {
     std::shared_ptr<const RetainedStep> retained_;
     std::mutex samplingMutex_;
     SamplingParams sampling_;
+    std::vector<std::string> stopStrings_;
+    std::shared_ptr<const std::vector<std::string>> tokenTexts_;  // of the model loaded
     bool samplingChanged_ = false;
     // Written by the UI thread (selectHead), read by the engine's.
     std::atomic<int> selectedLayer_{0}, selectedHead_{0};

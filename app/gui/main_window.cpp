@@ -663,6 +663,7 @@ void MainWindow::startGeneration(const QList<ChatTurn>& conversation) {
         return;
     branches_->clear();  // a new question starts a new tree of branches
     currentBranch_ = -1;
+    session_->worker()->setStopStrings(sampling_->stopStrings());
     QMetaObject::invokeMethod(session_->worker(), "generate", Qt::QueuedConnection,
                               Q_ARG(QList<inferlens::gui::ChatTurn>, conversation),
                               Q_ARG(int, sampling_->maxNewTokens()));

@@ -76,6 +76,8 @@ class MainWindow : public QMainWindow {
     widgets::TokenStripWidget* tokenStrip() const { return tokens_; }
     widgets::AttentionHeatmapWidget* attentionHeatmap() const { return attention_; }
     QSpinBox* attentionBudgetBox() const { return attentionBudgetBox_; }
+    // The sampling steps of the current generation, as the panel received them.
+    const std::vector<widgets::SamplingStep>& samplingSteps() const { return samplingSteps_; }
     widgets::AttentionHeadGridWidget* attentionHeads() const { return headGrid_; }
     widgets::AttentionOverviewWidget* attentionOverview() const { return overview_; }
     widgets::SamplingChartWidget* samplingChart() const { return samplingChart_; }

@@ -1,5 +1,8 @@
 #include "panel_conversion.h"
 
+#include <QCoreApplication>
+#include <cmath>
+
 namespace inferlens::gui {
 
 std::vector<widgets::TokenChip> promptChips(const TokenizationInfo& info) {
@@ -35,11 +38,30 @@ widgets::TokenChip tokenChip(int32_t id, const std::string& piece, bool special,
 
 std::vector<std::string> candidatePieces(const SamplingTrace& trace, const Tokenizer& tokenizer) {
     std::vector<std::string> pieces;
-    pieces.reserve(trace.candidates.size());
+    pieces.reserve(trace.candidates.size() + trace.masked.size());
     for (const TraceCandidate& candidate : trace.candidates)
         pieces.push_back(tokenizer.piece(candidate.id));
+    for (const MaskedCandidate& masked : trace.masked)
+        pieces.push_back(tokenizer.piece(masked.id));
     return pieces;
 }
+
+namespace {
+
+QString processorName(SamplingStage stage) {
+    switch (stage) {
+        case SamplingStage::LogitBias:
+            return QCoreApplication::translate("SamplingStage", "logit bias");
+        case SamplingStage::BannedText:
+            return QCoreApplication::translate("SamplingStage", "banned text");
+        case SamplingStage::MinNewTokens:
+            return QCoreApplication::translate("SamplingStage", "min new tokens");
+        default:
+            return QString::fromUtf8(samplingStageName(stage));
+    }
+}
+
+}  // namespace
 
 widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
                                    std::span<const std::string> pieces) {
@@ -57,6 +79,15 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
         row.kept = candidate.kept();
         snapshot.cutoffIndex += row.kept ? 1 : 0;
         snapshot.candidates.push_back(std::move(row));
+    }
+    // Masked tokens' pieces follow the candidates' (candidatePieces); a trace read from a file
+    // gives none.
+    for (size_t i = 0; i < trace.masked.size() && trace.candidates.size() + i < pieces.size();
+         ++i) {
+        const MaskedCandidate& masked = trace.masked[i];
+        snapshot.masked.push_back({QString::fromStdString(pieces[trace.candidates.size() + i]),
+                                   float(std::exp(double(masked.rawLogit) - trace.rawLogSumExp)),
+                                   processorName(masked.maskedBy)});
     }
     snapshot.nucleusMass = trace.nucleusMass;
     snapshot.chosenIndex =

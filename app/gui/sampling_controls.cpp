@@ -5,9 +5,12 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QSlider>
 #include <QSpinBox>
 #include <cmath>
+
+#include "core/error.h"
 
 namespace inferlens::gui {
 
@@ -36,6 +39,68 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
     form->addRow(seedLabel, seed_);
     texts_.add([seedLabel] { seedLabel->setText(tr("Seed")); });
     connect(seed_, &QSpinBox::valueChanged, this, [this] { emit paramsChanged(params()); });
+
+    // The logit processors.
+    logitBias_ = new QLineEdit;
+    banned_ = new QLineEdit;
+    stops_ = new QLineEdit;
+    minNewTokens_ = new QSpinBox;
+    minNewTokens_->setRange(0, 4096);
+    auto* biasLabel = new QLabel;
+    auto* bannedLabel = new QLabel;
+    auto* stopLabel = new QLabel;
+    auto* minLabel = new QLabel;
+    form->addRow(biasLabel, logitBias_);
+    form->addRow(bannedLabel, banned_);
+    form->addRow(minLabel, minNewTokens_);
+    form->addRow(stopLabel, stops_);
+    texts_.add([=, this] {
+        biasLabel->setText(tr("Logit bias"));
+        logitBias_->setPlaceholderText(tr("ID=value, … (-inf bans, +inf forces)"));
+        bannedLabel->setText(tr("Banned text"));
+        banned_->setPlaceholderText(tr("never generated; separate with |"));
+        minLabel->setText(tr("Min new tokens"));
+        minNewTokens_->setToolTip(tr("The answer cannot end before this many tokens"));
+        stopLabel->setText(tr("Stop at"));
+        stops_->setPlaceholderText(tr("ends the answer, not shown; separate with |"));
+    });
+    for (QLineEdit* field : {logitBias_, banned_})
+        connect(field, &QLineEdit::editingFinished, this, [this] { emit paramsChanged(params()); });
+    connect(minNewTokens_, &QSpinBox::valueChanged, this, [this] { emit paramsChanged(params()); });
+}
+
+namespace {
+
+// Entries of a "|"-separated field, empty ones left out (spaces inside an entry count).
+std::vector<std::string> entries(const QString& text) {
+    std::vector<std::string> out;
+    for (const QString& entry : text.split(QLatin1Char('|'), Qt::SkipEmptyParts))
+        out.push_back(entry.toStdString());
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> SamplingControls::stopStrings() const {
+    return entries(stops_->text());
+}
+
+void SamplingControls::setLogitBiasText(const QString& text) {
+    logitBias_->setText(text);
+    emit paramsChanged(params());
+}
+
+void SamplingControls::setBannedText(const QString& text) {
+    banned_->setText(text);
+    emit paramsChanged(params());
+}
+
+void SamplingControls::setStopText(const QString& text) {
+    stops_->setText(text);
+}
+
+void SamplingControls::setMinNewTokens(int tokens) {
+    minNewTokens_->setValue(tokens);
 }
 
 QDoubleSpinBox* SamplingControls::addRow(QFormLayout* form, std::function<QString()> label,
@@ -78,6 +143,20 @@ SamplingParams SamplingControls::params() const {
     p.frequencyPenalty = float(frequencyPenalty_->value());
     p.presencePenalty = float(presencePenalty_->value());
     p.seed = uint64_t(seed_->value());
+    // An entry that does not parse is left out, and the field says why.
+    biasProblem_.clear();
+    for (const QString& entry : logitBias_->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        try {
+            p.logitBias.push_back(parseLogitBias(entry.trimmed().toStdString()));
+        } catch (const Error& error) {
+            biasProblem_ = QString::fromUtf8(error.what());
+        }
+    }
+    logitBias_->setStyleSheet(biasProblem_.isEmpty() ? QString()
+                                                     : QStringLiteral("color: #c0392b;"));
+    logitBias_->setToolTip(biasProblem_);
+    p.bannedTexts = entries(banned_->text());
+    p.minNewTokens = int32_t(minNewTokens_->value());
     return p;
 }
 

@@ -1,16 +1,21 @@
 #pragma once
-// The sampling panel: every parameter of the sampler chain as a slider with a spin box. Emits the
-// whole parameter set on every change; the worker applies it from the next token, even in the
-// middle of a generation.
+// The sampling panel: every parameter of the sampler chain as a slider with a spin box, then the
+// logit processors as text fields (logit bias "ID=V, ID=V"; banned texts and stop strings
+// separated by "|") and the minimum length. Emits the whole parameter set on every change; the
+// worker applies it from the next token, even in the middle of a generation. Stop strings apply
+// to the next generation.
 
 #include <QWidget>
 #include <functional>
+#include <string>
+#include <vector>
 
 #include "live_texts.h"
 #include "sampling/sampling_params.h"
 
 class QDoubleSpinBox;
 class QFormLayout;
+class QLineEdit;
 class QSpinBox;
 
 namespace inferlens::gui {
@@ -24,6 +29,15 @@ class SamplingControls : public QWidget {
     int maxNewTokens() const;
     void setMaxNewTokens(int tokens);
     void setTemperature(double temperature);
+    // The stop strings typed (not part of the sampler: the generation ends where one appears).
+    std::vector<std::string> stopStrings() const;
+    // Setters for the processor fields (tests, and typing them in).
+    void setLogitBiasText(const QString& text);
+    void setBannedText(const QString& text);
+    void setStopText(const QString& text);
+    void setMinNewTokens(int tokens);
+    // The logit-bias entries that do not parse, with why (empty: all do).
+    QString logitBiasProblem() const { return biasProblem_; }
 
   signals:
     void paramsChanged(const inferlens::SamplingParams& params);
@@ -44,6 +58,11 @@ class SamplingControls : public QWidget {
     QDoubleSpinBox* presencePenalty_;
     QDoubleSpinBox* maxTokens_;
     QSpinBox* seed_;
+    QLineEdit* logitBias_;
+    QLineEdit* banned_;
+    QLineEdit* stops_;
+    QSpinBox* minNewTokens_;
+    mutable QString biasProblem_;
     LiveTexts texts_;
 };
 

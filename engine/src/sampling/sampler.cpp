@@ -102,6 +102,7 @@ int32_t Sampler::run(const SamplingParams& params, const SamplerChain& chain,
     t.params = params;
     t.kept = kept;
     t.masked = std::move(masked);
+    t.rawLogSumExp = softmax[0].logSumExp;
     for (size_t s = 0; s < kSamplingStageCount; ++s)
         t.entropy[s] = softmax[s].entropy;
     const auto topK = size_t(SamplingStage::TopK), topP = size_t(SamplingStage::TopP);

@@ -1,7 +1,9 @@
 #include "sampling/sampling_params.h"
 
 #include <cmath>
+#include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "core/error.h"
@@ -50,6 +52,33 @@ void validate(const SamplingParams& p) {
         reject("minimum new tokens", ">= 0", p.minNewTokens);
     if (!(p.traceTopN >= 0))
         reject("trace top-N", ">= 0", p.traceTopN);
+}
+
+std::pair<int32_t, float> parseLogitBias(std::string_view text) {
+    const auto bad = [text](const std::string& why) {
+        return Error("logit bias '" + std::string(text) + "': " + why +
+                     " (expected ID=VALUE, e.g. 42=-inf, 42=+inf or 42=2.5)");
+    };
+    const size_t equals = text.find('=');
+    if (equals == std::string_view::npos)
+        throw bad("no '='");
+    const std::string idText(text.substr(0, equals)), valueText(text.substr(equals + 1));
+    size_t used = 0;
+    long long id = 0;
+    float value = 0;
+    try {
+        id = std::stoll(idText, &used);
+        if (used != idText.size())
+            throw bad("the id is not a whole number");
+        value = std::stof(valueText, &used);
+    } catch (const std::logic_error&) {
+        throw bad("not a number");
+    }
+    if (used != valueText.size() || std::isnan(value))
+        throw bad("the value is not a number");
+    if (id < 0 || id > std::numeric_limits<int32_t>::max())
+        throw bad("the id is negative or too large");
+    return {int32_t(id), value};
 }
 
 }  // namespace inferlens

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -30,5 +31,9 @@ struct SamplingParams {
 
 // Throws Error naming the first parameter out of range (NaN is out of every range).
 void validate(const SamplingParams& params);
+
+// One logit bias as the user writes it, "ID=VALUE": VALUE a number, or inf / +inf (force) or -inf
+// (ban). Throws Error saying what is wrong (the id's range is the caller's to check).
+std::pair<int32_t, float> parseLogitBias(std::string_view text);
 
 }  // namespace inferlens

@@ -81,6 +81,7 @@ struct SamplingTrace {
     // The masked tokens the model liked best (at most traceTopN, highest raw logit first): what the
     // logit processors took away. Their rows in `candidates`, if any, are cut by that stage.
     std::vector<MaskedCandidate> masked;
+    double rawLogSumExp = 0;  // log Σ exp(raw logit): a raw probability is exp(logit − this)
     int32_t chosenId = -1;
     int64_t chosenRank = 0;       // in the order of `candidates`, 0 = best
     float chosenProbability = 0;  // in the final distribution
