@@ -8,6 +8,7 @@
 #include <sentencepiece_processor.h>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -263,6 +264,31 @@ class TestTokenizer : public QObject {
             for (const bool prefix : {false, true})
                 QCOMPARE(tokenizer->decode(tokenizer->encode(text.toStdString(), prefix)),
                          text.toStdString());
+    }
+
+    void awkwardTextIsEncodedNotRefused() {
+        // Invalid UTF-8 (stray continuation and lead bytes, a cut character) becomes U+FFFD, as
+        // sentencepiece does; control characters and a 100,000-character text are encoded like
+        // any other; what decodes is always valid UTF-8.
+        const std::string invalid = "ab\xff\xfe cd \xe4\xb8 ef \x80";
+        const std::string controls = std::string("a\x01\x02 b\x7f c\x1b[0m d", 18);
+        std::string longText;
+        while (longText.size() < 100000)
+            longText += "床前明月光，疑是地上霜。The quick brown fox. ";
+        for (const Tokenizer* tokenizer :
+             {glmHf_.get(), glmGguf_.get(), llamaHf_.get(), llamaGguf_.get()}) {
+            const std::string decoded = tokenizer->decode(tokenizer->encode(invalid, false));
+            QVERIFY(isValidUtf8(decoded));
+            QVERIFY2(decoded.find("\xef\xbf\xbd") != std::string::npos, decoded.c_str());
+            QVERIFY(decoded.find("ab") == 0 && decoded.find("cd") != std::string::npos);
+            QVERIFY(isValidUtf8(tokenizer->decode(tokenizer->encode(controls, false))));
+            QElapsedTimer timer;
+            timer.start();
+            const std::vector<int32_t> ids = tokenizer->encode(longText, false);
+            QVERIFY(ids.size() > 1000);
+            QVERIFY(timer.elapsed() < 10000);
+            QCOMPARE(tokenizer->decode(ids), longText);
+        }
     }
 
     void decodeInvertsEncodeOnTheCorpus() {
