@@ -19,23 +19,13 @@
 #include "sampling/logit_processors.h"
 #include "sampling/sampler.h"
 #include "sampling/stop_strings.h"
+#include "support/test_models.h"
 
 using namespace inferlens;
 
 namespace {
 
 constexpr float kInfinity = std::numeric_limits<float>::infinity();
-
-// Every stage after the processors neutral: the draw is from the processed softmax.
-SamplingParams plain(uint64_t seed = 0) {
-    SamplingParams p;
-    p.temperature = 1;
-    p.topK = 0;
-    p.topP = 1;
-    p.minP = 0;
-    p.seed = seed;
-    return p;
-}
 
 std::vector<float> randomLogits(size_t n, uint32_t seed) {
     std::mt19937 random(seed);
@@ -75,7 +65,7 @@ class TestLogitProcessors : public QObject {
   private slots:
     void forcedAndBannedTokensAlwaysHold() {
         const std::vector<float> logits = randomLogits(50, 1);
-        SamplingParams forced = plain();
+        SamplingParams forced = test::neutralSampling();
         forced.logitBias = {{7, kInfinity}, {9, kInfinity}};
         std::set<int32_t> chosen;
         for (uint64_t seed = 0; seed < 200; ++seed) {
@@ -88,7 +78,7 @@ class TestLogitProcessors : public QObject {
         // The model's favourite, banned: never chosen, and named in the trace.
         const int32_t best =
             int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
-        SamplingParams banned = plain();
+        SamplingParams banned = test::neutralSampling();
         banned.logitBias = {{best, -kInfinity}};
         Sampler sampler(banned, 50);
         for (int i = 0; i < 500; ++i) {
@@ -107,7 +97,7 @@ class TestLogitProcessors : public QObject {
 
     void aFiniteBiasMultipliesTheWeight() {
         const std::vector<float> logits = randomLogits(20, 2);
-        SamplingParams params = plain();
+        SamplingParams params = test::neutralSampling();
         params.traceTopN = 20;
         params.logitBias = {{4, float(std::log(3.0))}, {11, -1.5f}};
         Sampler sampler(params, 20);
@@ -179,7 +169,7 @@ class TestLogitProcessors : public QObject {
     }
 
     void bannedTextNeedsTheTokenTexts() {
-        SamplingParams params = plain();
+        SamplingParams params = test::neutralSampling();
         params.bannedTexts = {"x"};
         Sampler sampler(params, 4);
         const std::vector<float> logits(4, 0.0f);
@@ -191,7 +181,7 @@ class TestLogitProcessors : public QObject {
     void theTurnCannotEndBeforeTheMinimum() {
         std::vector<float> logits(10, 0.0f);
         logits[0] = 5;  // the end-of-turn token is the model's favourite
-        SamplingParams params = plain();
+        SamplingParams params = test::neutralSampling();
         params.temperature = 0;  // greedy
         params.minNewTokens = 3;
         Sampler sampler(params, 10);

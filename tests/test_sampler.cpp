@@ -21,6 +21,7 @@
 #include "sampling/sampler_stages.h"
 #include "sampling/sampling_params.h"
 #include "sampling/sampling_trace.h"
+#include "support/test_models.h"
 
 using namespace inferlens;
 
@@ -53,17 +54,6 @@ double probabilityOf(const CandidateSet& candidates, int32_t id) {
         if (c.id == id)
             return candidates.softmax().probability(c.logit);
     return 0;
-}
-
-// A sampler that draws from the softmax untouched: every stage neutral.
-SamplingParams plainParams(uint64_t seed = 0) {
-    SamplingParams p;
-    p.temperature = 1;
-    p.topK = 0;
-    p.topP = 1;
-    p.minP = 0;
-    p.seed = seed;
-    return p;
 }
 
 // Logits shaped like a language model's: mostly noise around 0, a few strong candidates.
@@ -345,10 +335,10 @@ class TestSampler : public QObject {
     void paddingIsNeverSampled() {
         // 8 output rows, 5 tokens: rows 5..7 are padding and carry the highest logits.
         const std::vector<float> logits{0.1f, 0.2f, 0.3f, 0.0f, -0.1f, 50.0f, 60.0f, 70.0f};
-        Sampler counted(plainParams(3), 5);
+        Sampler counted(test::neutralSampling(3), 5);
         // A mask instead: token 2 is not sampleable either, although it is no padding.
         std::vector<bool> mask{true, true, false, true, true, false, false, false};
-        Sampler masked(plainParams(3), mask);
+        Sampler masked(test::neutralSampling(3), mask);
         std::map<int32_t, int> countedSeen, maskedSeen;
         for (int i = 0; i < 2000; ++i) {
             ++countedSeen[counted.sample(logits, {})];
@@ -359,11 +349,11 @@ class TestSampler : public QObject {
         QCOMPARE(maskedSeen.size(), size_t(4));
         QVERIFY(!maskedSeen.count(2) && maskedSeen.rbegin()->first < 5);
         // Greedy too, and the trace covers the sampleable ids only.
-        SamplingParams greedy = plainParams();
+        SamplingParams greedy = test::neutralSampling();
         greedy.temperature = 0;
         QCOMPARE(Sampler(greedy, mask).sample(logits, {}), 1);
         SamplingTrace trace;
-        SamplingParams all = plainParams();
+        SamplingParams all = test::neutralSampling();
         all.traceTopN = 100;
         Sampler(all, 5).sample(logits, {}, &trace);
         QCOMPARE(trace.candidates.size(), size_t(5));
@@ -604,7 +594,7 @@ class TestSampler : public QObject {
     }
 
     void invalidInputsAreRejected() {
-        Sampler sampler(plainParams(), 4);
+        Sampler sampler(test::neutralSampling(), 4);
         const float nan = std::numeric_limits<float>::quiet_NaN();
         const auto rejects = [&](std::vector<float> logits, const char* needle) {
             try {
@@ -620,15 +610,16 @@ class TestSampler : public QObject {
         QVERIFY(rejects({0, 0, 0}, "logits"));
         // Padding may hold anything.
         QVERIFY(!rejects({0, 0, 0, 0, nan}, "NaN"));
-        QVERIFY_THROWS_EXCEPTION(Error, Sampler(plainParams(), 0));
-        QVERIFY_THROWS_EXCEPTION(Error, Sampler(plainParams(), std::vector<bool>{false, false}));
+        QVERIFY_THROWS_EXCEPTION(Error, Sampler(test::neutralSampling(), 0));
+        QVERIFY_THROWS_EXCEPTION(Error,
+                                 Sampler(test::neutralSampling(), std::vector<bool>{false, false}));
         const std::vector<float> logits(4, 0.0f);
-        QVERIFY_THROWS_EXCEPTION(Error, sampler.preview(plainParams(), logits, {}, 1.0));
+        QVERIFY_THROWS_EXCEPTION(Error, sampler.preview(test::neutralSampling(), logits, {}, 1.0));
     }
 
     void paramsMayChangeBetweenSteps() {
         const std::vector<float> logits = vocabularyLogits(500, 2);
-        SamplingParams warm = plainParams(21);
+        SamplingParams warm = test::neutralSampling(21);
         warm.temperature = 1.8f;
         SamplingParams greedy = warm;
         greedy.temperature = 0;
@@ -669,7 +660,7 @@ class TestSampler : public QObject {
 
     void previewConsumesNoRandomness() {
         const std::vector<float> logits = vocabularyLogits(800, 3);
-        SamplingParams params = plainParams(77);
+        SamplingParams params = test::neutralSampling(77);
         params.temperature = 1.3f;
         Sampler plain(params, 800), previewed(params, 800);
         SamplingParams other = params;
@@ -699,7 +690,7 @@ class TestSampler : public QObject {
         topPOnly.topK = 0;
         topPOnly.minP = 0;
         QTest::newRow("top-p over the whole vocabulary, traced") << topPOnly << true;
-        SamplingParams nothing = plainParams();
+        SamplingParams nothing = test::neutralSampling();
         nothing.repetitionPenalty = 1.1f;
         QTest::newRow("no truncation at all, traced") << nothing << true;
     }

@@ -121,4 +121,14 @@ std::vector<float> readNpyFloat32(const std::string& path, std::vector<int64_t>&
     return values;
 }
 
+SamplingParams neutralSampling(uint64_t seed) {
+    SamplingParams p;
+    p.temperature = 1;
+    p.topK = 0;
+    p.topP = 1;
+    p.minP = 0;
+    p.seed = seed;
+    return p;
+}
+
 }  // namespace inferlens::test

@@ -11,6 +11,7 @@
 
 #include "convert/synthetic_model.h"
 #include "models/model_config.h"
+#include "sampling/sampling_params.h"
 
 namespace inferlens::test {
 
@@ -28,6 +29,9 @@ double normalisedError(const std::vector<float>& a, const std::vector<float>& b)
 
 // A sentencepiece piece as text: its "▁" marks become spaces.
 std::string pieceAsText(const std::string& piece);
+
+// Sampling parameters with every stage neutral: a draw from the softmax untouched.
+SamplingParams neutralSampling(uint64_t seed = 0);
 
 // A deterministic id sequence inside [0, vocab).
 std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed = 7);
