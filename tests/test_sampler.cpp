@@ -440,7 +440,7 @@ class TestSampler : public QObject {
 
         using S = SamplingStage;
         // No logit processor is on: their stages keep everything and change nothing.
-        const std::array<int64_t, kSamplingStageCount> kept{5, 5, 5, 5, 5, 5, 4, 2, 2};
+        const std::array<int64_t, kSamplingStageCount> kept{5, 5, 5, 5, 5, 5, 5, 4, 2, 2};
         QCOMPARE(trace.kept, kept);
         QVERIFY(std::abs(trace.nucleusMass - 0.8) < 1e-6);
         QCOMPARE(trace.nucleusKept, int64_t(2));
@@ -457,14 +457,14 @@ class TestSampler : public QObject {
         // Ranked by the logits the truncations saw: token 1 first although token 0 was ahead raw.
         const Row rows[] = {
             {1,
-             {0.3, 0.3, 0.3, 0.3, 0.375, 36.0 / 66, 36.0 / 65, 36.0 / 52, 36.0 / 52},
+             {0.3, 0.3, 0.3, 0.3, 0.3, 0.375, 36.0 / 66, 36.0 / 65, 36.0 / 52, 36.0 / 52},
              std::nullopt},
             {0,
-             {0.4, 0.4, 0.4, 0.4, 0.25, 16.0 / 66, 16.0 / 65, 16.0 / 52, 16.0 / 52},
+             {0.4, 0.4, 0.4, 0.4, 0.4, 0.25, 16.0 / 66, 16.0 / 65, 16.0 / 52, 16.0 / 52},
              std::nullopt},
-            {2, {0.15, 0.15, 0.15, 0.15, 0.1875, 9.0 / 66, 9.0 / 65, 0, 0}, S::TopP},
-            {3, {0.1, 0.1, 0.1, 0.1, 0.125, 4.0 / 66, 4.0 / 65, 0, 0}, S::TopP},
-            {4, {0.05, 0.05, 0.05, 0.05, 0.0625, 1.0 / 66, 0, 0, 0}, S::TopK},
+            {2, {0.15, 0.15, 0.15, 0.15, 0.15, 0.1875, 9.0 / 66, 9.0 / 65, 0, 0}, S::TopP},
+            {3, {0.1, 0.1, 0.1, 0.1, 0.1, 0.125, 4.0 / 66, 4.0 / 65, 0, 0}, S::TopP},
+            {4, {0.05, 0.05, 0.05, 0.05, 0.05, 0.0625, 1.0 / 66, 0, 0, 0}, S::TopK},
         };
         QCOMPARE(trace.candidates.size(), size_t(5));
         for (size_t r = 0; r < 5; ++r) {

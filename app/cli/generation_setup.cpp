@@ -2,7 +2,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <stdexcept>
 
 #include "core/error.h"
@@ -29,6 +31,7 @@ std::set<std::string> generationValueOptions() {
             "logit-bias",
             "ban",
             "min-tokens",
+            "grammar",
             "stop"};
 }
 
@@ -46,6 +49,15 @@ std::pair<int32_t, float> logitBiasArgument(const std::string& text, int64_t tok
         throw UsageError("--logit-bias " + text + ": the id is outside the vocabulary (0 … " +
                          std::to_string(tokenCount - 1) + ")");
     return bias;
+}
+
+std::string readGrammarFile(const std::string& path) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file)
+        throw Error(path + ": cannot read the grammar file");
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
 }
 
 }  // namespace
@@ -95,6 +107,8 @@ GenerationSetup::GenerationSetup(const Arguments& args)
         sampling.logitBias.push_back(logitBiasArgument(bias, tokenizer.tokenCount()));
     sampling.bannedTexts = args.values("ban");
     sampling.minNewTokens = int32_t(args.integer("min-tokens", 0));
+    if (const auto path = args.value("grammar"))
+        sampling.grammar = readGrammarFile(*path);
     validate(sampling);
     stopStrings = args.values("stop");
     for (const std::string& stop : stopStrings)
@@ -107,7 +121,7 @@ GenerationSetup::GenerationSetup(const Arguments& args)
 
 Sampler GenerationSetup::makeSampler(std::vector<int32_t> stopIds) const {
     Sampler sampler(sampling, tokenizer.tokenCount());
-    if (!sampling.bannedTexts.empty())
+    if (!sampling.bannedTexts.empty() || !sampling.grammar.empty())
         sampler.setTokenTexts(
             std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll()));
     sampler.setStopIds(std::move(stopIds));

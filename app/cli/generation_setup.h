@@ -39,7 +39,7 @@ struct GenerationSetup {
     int64_t maxTokens = 256;
 
     // A sampler for these parameters, knowing what its logit processors need: the token texts
-    // (for --ban) and `stopIds`, the tokens that end the turn (for --min-tokens).
+    // (for --ban and --grammar) and `stopIds`, the tokens that end the turn (for --min-tokens).
     Sampler makeSampler(std::vector<int32_t> stopIds) const;
 };
 

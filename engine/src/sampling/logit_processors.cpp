@@ -6,21 +6,6 @@
 #include "core/error.h"
 
 namespace inferlens {
-namespace {
-
-// Cuts what `masked` says, refusing to leave nothing to choose.
-template <typename Predicate>
-void cutOrRefuse(CandidateSet& candidates, SamplingStage stage, Predicate masked) {
-    size_t survivors = 0;
-    for (const Candidate& c : candidates.live())
-        survivors += masked(c) ? 0 : 1;
-    if (survivors == 0)
-        throw Error(std::string("sampling: the ") + samplingStageName(stage) +
-                    " stage masks every token: nothing is left to choose");
-    candidates.cutMasked(masked);
-}
-
-}  // namespace
 
 void LogitBiasStage::apply(CandidateSet& candidates, const SamplerContext&) const {
     if (bias_.empty())
@@ -41,7 +26,7 @@ void LogitBiasStage::apply(CandidateSet& candidates, const SamplerContext&) cons
         return std::binary_search(ids.begin(), ids.end(), id);
     };
     if (!forced.empty() || !banned.empty())
-        cutOrRefuse(candidates, kind(), [&](const Candidate& c) {
+        maskOrRefuse(candidates, kind(), [&](const Candidate& c) {
             return in(banned, c.id) || (!forced.empty() && !in(forced, c.id));
         });
 }
@@ -97,7 +82,7 @@ void BannedTextStage::apply(CandidateSet& candidates, const SamplerContext& cont
             state = pattern.advance(state, byte);
         states.push_back(state);
     }
-    cutOrRefuse(candidates, kind(), [&](const Candidate& c) {
+    maskOrRefuse(candidates, kind(), [&](const Candidate& c) {
         const std::string& text = textOf(c.id);
         for (size_t p = 0; p < patterns_.size(); ++p) {
             size_t state = states[p];
@@ -114,7 +99,7 @@ void BannedTextStage::apply(CandidateSet& candidates, const SamplerContext& cont
 void MinNewTokensStage::apply(CandidateSet& candidates, const SamplerContext& context) const {
     if (minimum_ <= 0 || context.newTokens() >= minimum_ || context.stopIds.empty())
         return;
-    cutOrRefuse(candidates, kind(), [&context](const Candidate& c) {
+    maskOrRefuse(candidates, kind(), [&context](const Candidate& c) {
         return std::find(context.stopIds.begin(), context.stopIds.end(), c.id) !=
                context.stopIds.end();
     });

@@ -20,9 +20,23 @@
 #include <utility>
 #include <vector>
 
+#include "core/error.h"
 #include "sampling/sampler_stages.h"
 
 namespace inferlens {
+
+// Cuts the candidates `masked` says yes to (CandidateSet::cutMasked), refusing with an Error naming
+// `stage` to leave nothing to choose.
+template <typename Predicate>
+void maskOrRefuse(CandidateSet& candidates, SamplingStage stage, Predicate masked) {
+    size_t survivors = 0;
+    for (const Candidate& c : candidates.live())
+        survivors += masked(c) ? 0 : 1;
+    if (survivors == 0)
+        throw Error(std::string("sampling: the ") + samplingStageName(stage) +
+                    " stage masks every token: nothing is left to choose");
+    candidates.cutMasked(masked);
+}
 
 class LogitBiasStage final : public SamplerStage {
   public:

@@ -78,9 +78,9 @@ int32_t Sampler::run(const SamplingParams& params, const SamplerChain& chain,
         if (isMaskingStage(stage->kind()))
             for (const Candidate& c : candidates.cutSince(before))
                 masked.push_back({c.id, logits[size_t(c.id)], stage->kind()});
-        std::vector<float>* copy = stage->kind() == SamplingStage::MinNewTokens ? &processed
-                                   : stage->kind() == SamplingStage::Penalties  ? &penalised
-                                                                                : nullptr;
+        std::vector<float>* copy = stage->kind() == SamplingStage::Grammar     ? &processed
+                                   : stage->kind() == SamplingStage::Penalties ? &penalised
+                                                                               : nullptr;
         if (copy != nullptr) {
             copy->assign(logits.size(), 0.0f);
             for (const Candidate& c : candidates.live())

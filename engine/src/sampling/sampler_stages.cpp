@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "grammar/grammar_stage.h"
 #include "sampling/logit_processors.h"
 
 namespace inferlens {
@@ -92,6 +93,7 @@ SamplerChain makeSamplerChain(const SamplingParams& params) {
     chain.push_back(std::make_unique<LogitBiasStage>(params.logitBias));
     chain.push_back(std::make_unique<BannedTextStage>(params.bannedTexts));
     chain.push_back(std::make_unique<MinNewTokensStage>(params.minNewTokens));
+    chain.push_back(std::make_unique<GrammarStage>(params.grammar));
     chain.push_back(std::make_unique<PenaltyStage>(params.repetitionPenalty,
                                                    params.frequencyPenalty, params.presencePenalty,
                                                    params.penaltyLastN));

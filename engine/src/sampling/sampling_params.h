@@ -23,6 +23,7 @@ struct SamplingParams {
     std::vector<std::pair<int32_t, float>> logitBias;  // added to an id's logit; ±inf force / ban
     std::vector<std::string> bannedTexts;              // never generated, however split into tokens
     int32_t minNewTokens = 0;  // the turn's end tokens masked until this many new ones
+    std::string grammar;       // the output must follow it (grammar/grammar.h); "": off
     uint64_t seed = 0;
     int32_t traceTopN = 20;  // candidates a SamplingTrace reports
 

@@ -13,33 +13,34 @@
 namespace inferlens {
 
 // The chain, in the order it runs; Raw is the softmax of the logits as the model gave them. The
-// logit processors come first (bias, banned text, minimum length): they mask tokens outright or
+// logit processors come first (bias, banned text, minimum length, grammar): they mask tokens or
 // shift their logits, whatever the distribution; then the penalties and the truncations.
 enum class SamplingStage : uint8_t {
     Raw,
     LogitBias,
     BannedText,
     MinNewTokens,
+    Grammar,
     Penalties,
     Temperature,
     TopK,
     TopP,
     MinP
 };
-inline constexpr size_t kSamplingStageCount = 9;
+inline constexpr size_t kSamplingStageCount = 10;
 inline constexpr SamplingStage kFinalSamplingStage = SamplingStage::MinP;
 
 inline const char* samplingStageName(SamplingStage stage) {
     constexpr const char* names[kSamplingStageCount] = {
-        "raw",         "logit-bias", "banned-text", "min-new-tokens", "penalties",
-        "temperature", "top-k",      "top-p",       "min-p"};
+        "raw",       "logit-bias",  "banned-text", "min-new-tokens", "grammar",
+        "penalties", "temperature", "top-k",       "top-p",          "min-p"};
     return names[size_t(stage)];
 }
 
 // Whether a stage masks tokens whatever their probability (a logit processor) rather than cutting
 // the unlikely ones.
 inline bool isMaskingStage(SamplingStage stage) {
-    return stage >= SamplingStage::LogitBias && stage <= SamplingStage::MinNewTokens;
+    return stage >= SamplingStage::LogitBias && stage <= SamplingStage::Grammar;
 }
 
 // A token a masking stage removed, with the logit the model gave it.
