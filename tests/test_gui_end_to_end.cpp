@@ -27,6 +27,7 @@
 #include "backend/devices.h"
 #include "branch_compare_widget.h"
 #include "chat_view.h"
+#include "core/error.h"
 #include "double_loop_grid_widget.h"
 #include "language.h"
 #include "main_window.h"
@@ -281,6 +282,21 @@ class TestGuiEndToEnd : public QObject {
         QVERIFY(!window.samplingControls()->logitBiasProblem().isEmpty());
         QCOMPARE(window.samplingControls()->params().logitBias.size(), size_t(1));
         window.samplingControls()->setLogitBiasText({});
+
+        // A grammar: the answer is one of its sentences, and the panel says how many tokens it
+        // allowed at each step. One that does not compile is refused, keeping the one before.
+        window.samplingControls()->setGrammar(
+            QStringLiteral("root ::= \"春\" (\"眠\" | \"风\" [一-龥]) \"。\""), "spring.gbnf");
+        QVERIFY_THROWS_EXCEPTION(Error, window.samplingControls()->setGrammar("root ::= (", "bad"));
+        const QString constrained = ask(QStringLiteral("《春晓》"));
+        QVERIFY2(constrained == QStringLiteral("春眠。") ||
+                     (constrained.size() == 4 && constrained.startsWith(QStringLiteral("春风")) &&
+                      constrained.endsWith(QStringLiteral("。"))),
+                 qPrintable(constrained));
+        QVERIFY(!window.samplingSteps().empty());
+        for (const widgets::SamplingStep& step : window.samplingSteps())
+            QVERIFY(step.grammarAllowed >= 1);
+        window.samplingControls()->setGrammar({}, {});
         window.chat()->setConversation({});
     }
 

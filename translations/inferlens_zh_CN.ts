@@ -794,6 +794,30 @@
         <source>ends the answer, not shown; separate with |</source>
         <translation>在此结束回答，不显示；用 | 分隔</translation>
     </message>
+    <message>
+        <source>Load a grammar</source>
+        <translation>加载语法</translation>
+    </message>
+    <message>
+        <source>Grammars (*.gbnf *.txt);;All files (*)</source>
+        <translation>语法文件 (*.gbnf *.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Grammar</source>
+        <translation>语法</translation>
+    </message>
+    <message>
+        <source>Load…</source>
+        <translation>加载…</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::StepCostsView</name>
@@ -1279,6 +1303,10 @@ whole step: %5</source>
     <message>
         <source>Masked by the logit processors: %1</source>
         <translation>被 logit 处理器屏蔽：%1</translation>
+    </message>
+    <message>
+        <source>The grammar allowed %1 tokens</source>
+        <translation>语法允许了 %1 个词元</translation>
     </message>
 </context>
 <context>

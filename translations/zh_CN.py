@@ -286,4 +286,6 @@ ZH_CN = {
     'Min new tokens': '最少新词元数', 'The answer cannot end before this many tokens': '回答在生成这么多词元之前不能结束',
     'Stop at': '停止于', 'ends the answer, not shown; separate with |': '在此结束回答，不显示；用 | 分隔',
     '“%1” %2% (%3)': '“%1” %2%（%3）', 'Masked by the logit processors: %1': '被 logit 处理器屏蔽：%1',
+    'Load a grammar': '加载语法', 'Grammars (*.gbnf *.txt);;All files (*)': '语法文件 (*.gbnf *.txt);;所有文件 (*)',
+    'Grammar': '语法', 'Load…': '加载…', 'none': '无', 'The grammar allowed %1 tokens': '语法允许了 %1 个词元',
 }

@@ -62,7 +62,8 @@ struct MaskedToken {
 
 struct SamplingStep {
     int step = 0;
-    std::vector<MaskedToken> masked;            // the most likely ones masked, best first
+    std::vector<MaskedToken> masked;  // the most likely ones masked, best first
+    qint64 grammarAllowed = -1;       // tokens a grammar allowed at this step; -1: no grammar
     std::vector<SamplingCandidate> candidates;  // best first; the kept ones come first
     int cutoffIndex = 0;                        // how many of `candidates` were kept
     double nucleusMass = 1;                     // probability mass that top-p kept

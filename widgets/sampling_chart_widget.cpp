@@ -255,8 +255,11 @@ QString SamplingChartWidget::titleText() const {
 }
 
 QString SamplingChartWidget::maskedLine() const {
+    QString line;
+    if (step_.grammarAllowed >= 0)
+        line = QLatin1Char('\n') + tr("The grammar allowed %1 tokens").arg(step_.grammarAllowed);
     if (step_.masked.empty())
-        return {};
+        return line;
     // The three the model liked best: what the processors took away at this step.
     QStringList entries;
     for (size_t i = 0; i < std::min<size_t>(step_.masked.size(), 3); ++i) {
@@ -266,7 +269,8 @@ QString SamplingChartWidget::maskedLine() const {
                        .arg(double(m.probability) * 100, 0, 'f', 1)
                        .arg(m.maskedBy);
     }
-    return QLatin1Char('\n') + tr("Masked by the logit processors: %1").arg(entries.join(", "));
+    return line + QLatin1Char('\n') +
+           tr("Masked by the logit processors: %1").arg(entries.join(", "));
 }
 
 void SamplingChartWidget::appendHistory(int step, double entropy, double chosenProbability) {

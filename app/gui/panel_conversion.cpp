@@ -89,6 +89,8 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
                                    float(std::exp(double(masked.rawLogit) - trace.rawLogSumExp)),
                                    processorName(masked.maskedBy)});
     }
+    if (!trace.params.grammar.empty())
+        snapshot.grammarAllowed = trace.keptAfter(SamplingStage::Grammar);
     snapshot.nucleusMass = trace.nucleusMass;
     snapshot.chosenIndex =
         trace.chosenRank < int64_t(trace.candidates.size()) ? int(trace.chosenRank) : -1;

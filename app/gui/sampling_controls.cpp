@@ -2,15 +2,21 @@
 
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSlider>
 #include <QSpinBox>
 #include <cmath>
 
 #include "core/error.h"
+#include "grammar/grammar.h"
 
 namespace inferlens::gui {
 
@@ -54,6 +60,32 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
     form->addRow(bannedLabel, banned_);
     form->addRow(minLabel, minNewTokens_);
     form->addRow(stopLabel, stops_);
+    auto* grammarLabel = new QLabel;
+    auto* grammarRow = new QWidget;
+    auto* grammarLayout = new QHBoxLayout(grammarRow);
+    grammarLayout->setContentsMargins(0, 0, 0, 0);
+    grammarName_ = new QLabel;
+    auto* loadGrammar = new QPushButton;
+    auto* clearGrammar = new QPushButton;
+    grammarLayout->addWidget(grammarName_, 1);
+    grammarLayout->addWidget(loadGrammar);
+    grammarLayout->addWidget(clearGrammar);
+    form->addRow(grammarLabel, grammarRow);
+    connect(loadGrammar, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Load a grammar"), QString(), tr("Grammars (*.gbnf *.txt);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        QFile file(path);
+        try {
+            if (!file.open(QIODevice::ReadOnly))
+                throw Error(path.toStdString() + ": cannot read the file");
+            setGrammar(QString::fromUtf8(file.readAll()), QFileInfo(path).fileName());
+        } catch (const Error& error) {
+            QMessageBox::warning(this, tr("Grammar"), QString::fromUtf8(error.what()));
+        }
+    });
+    connect(clearGrammar, &QPushButton::clicked, this, [this] { setGrammar({}, {}); });
     texts_.add([=, this] {
         biasLabel->setText(tr("Logit bias"));
         logitBias_->setPlaceholderText(tr("ID=value, … (-inf bans, +inf forces)"));
@@ -63,6 +95,10 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
         minNewTokens_->setToolTip(tr("The answer cannot end before this many tokens"));
         stopLabel->setText(tr("Stop at"));
         stops_->setPlaceholderText(tr("ends the answer, not shown; separate with |"));
+        grammarLabel->setText(tr("Grammar"));
+        loadGrammar->setText(tr("Load…"));
+        clearGrammar->setText(tr("Clear"));
+        grammarName_->setText(grammar_.isEmpty() ? tr("none") : grammarName_->toolTip());
     });
     for (QLineEdit* field : {logitBias_, banned_})
         connect(field, &QLineEdit::editingFinished, this, [this] { emit paramsChanged(params()); });
@@ -97,6 +133,15 @@ void SamplingControls::setBannedText(const QString& text) {
 
 void SamplingControls::setStopText(const QString& text) {
     stops_->setText(text);
+}
+
+void SamplingControls::setGrammar(const QString& text, const QString& name) {
+    if (!text.isEmpty())
+        compileGrammar(text.toStdString());  // throws, keeping the grammar before
+    grammar_ = text;
+    grammarName_->setToolTip(name);
+    grammarName_->setText(text.isEmpty() ? tr("none") : name);
+    emit paramsChanged(params());
 }
 
 void SamplingControls::setMinNewTokens(int tokens) {
@@ -157,6 +202,7 @@ SamplingParams SamplingControls::params() const {
     logitBias_->setToolTip(biasProblem_);
     p.bannedTexts = entries(banned_->text());
     p.minNewTokens = int32_t(minNewTokens_->value());
+    p.grammar = grammar_.toStdString();
     return p;
 }
 

@@ -15,6 +15,7 @@
 
 class QDoubleSpinBox;
 class QFormLayout;
+class QLabel;
 class QLineEdit;
 class QSpinBox;
 
@@ -36,6 +37,9 @@ class SamplingControls : public QWidget {
     void setBannedText(const QString& text);
     void setStopText(const QString& text);
     void setMinNewTokens(int tokens);
+    // A grammar the output must follow (grammar/grammar.h); throws Error if it does not compile,
+    // keeping the one before. An empty text turns it off.
+    void setGrammar(const QString& text, const QString& name);
     // The logit-bias entries that do not parse, with why (empty: all do).
     QString logitBiasProblem() const { return biasProblem_; }
 
@@ -62,6 +66,8 @@ class SamplingControls : public QWidget {
     QLineEdit* banned_;
     QLineEdit* stops_;
     QSpinBox* minNewTokens_;
+    QString grammar_;
+    QLabel* grammarName_;
     mutable QString biasProblem_;
     LiveTexts texts_;
 };

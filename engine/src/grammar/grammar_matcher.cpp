@@ -38,9 +38,13 @@ void GrammarMatcher::expand(Stack stack, std::vector<Stack>& out) const {
         out.push_back(std::move(stack));
         return;
     }
-    // A rule reference: its continuation below, each alternative's first element on top.
+    // A rule reference: its continuation below, each alternative's first element on top. A
+    // reference that ends its sequence leaves no continuation (a tail call), so that repetition —
+    // x* ::= x x* | ε — keeps stacks from growing with every round and equal states stay equal.
     const GrammarElement* reference = stack.back();
     stack.back() = reference + 1;
+    if (stack.back()->kind == GrammarElement::Kind::End)
+        stack.pop_back();
     for (const auto& alternative : grammar_.rules[size_t(reference->rule)]) {
         Stack next = stack;
         next.push_back(&alternative[0]);

@@ -1,6 +1,7 @@
 #include "grammar/grammar_stage.h"
 
 #include <algorithm>
+#include <functional>
 
 #include "core/error.h"
 #include "sampling/logit_processors.h"
@@ -15,39 +16,95 @@ GrammarStage::GrammarStage(const std::string& text) {
 }
 
 void GrammarStage::buildTrie(const std::vector<std::string>& texts) const {
-    trie_.assign(1, TrieNode{});
+    // First a pointer trie, then flattened in depth-first order.
+    struct Building {
+        std::vector<std::pair<uint8_t, int>> children;
+        std::vector<int32_t> ids;
+    };
+    std::vector<Building> nodes(1);
     for (size_t id = 0; id < texts.size(); ++id) {
         int node = 0;
         for (const char c : texts[id]) {
             const auto byte = uint8_t(c);
-            auto& children = trie_[size_t(node)].children;
+            auto& children = nodes[size_t(node)].children;
             const auto found =
                 std::find_if(children.begin(), children.end(),
                              [byte](const auto& child) { return child.first == byte; });
             if (found != children.end()) {
                 node = found->second;
             } else {
-                const int child = int(trie_.size());
-                trie_[size_t(node)].children.emplace_back(byte, child);
-                trie_.emplace_back();
+                const int child = int(nodes.size());
+                nodes[size_t(node)].children.emplace_back(byte, child);
+                nodes.emplace_back();
                 node = child;
             }
         }
         if (node != 0)
-            trie_[size_t(node)].ids.push_back(int32_t(id));
+            nodes[size_t(node)].ids.push_back(int32_t(id));
     }
+    trie_.assign(nodes.size(), TrieNode{});
+    edges_.clear();
+    trieIds_.clear();
+    uint32_t placed = 1;  // the root is node 0
+    const std::function<void(int, uint32_t)> flatten = [&](int from, uint32_t to) {
+        Building& node = nodes[size_t(from)];
+        std::sort(node.children.begin(), node.children.end());
+        trie_[to] = {uint32_t(edges_.size()), uint32_t(node.children.size()),
+                     uint32_t(trieIds_.size()), uint32_t(node.ids.size())};
+        trieIds_.insert(trieIds_.end(), node.ids.begin(), node.ids.end());
+        const size_t first = edges_.size();
+        for (const auto& [byte, child] : node.children)
+            edges_.push_back({byte, placed++});
+        for (size_t i = 0; i < node.children.size(); ++i)
+            flatten(node.children[i].second, edges_[first + i].child);
+    };
+    flatten(0, 0);
     trieTexts_ = &texts;
 }
 
-void GrammarStage::walk(int node, const GrammarMatcher::State& state,
-                        std::vector<uint8_t>& allowed) const {
-    for (const auto& [byte, child] : trie_[size_t(node)].children) {
-        GrammarMatcher::State next = state;
-        if (!matcher_->advance(next, byte))
+int GrammarStage::intern(GrammarMatcher::State state) const {
+    std::string key;
+    key.reserve(64);
+    const auto append = [&key](const void* data, size_t size) {
+        key.append(static_cast<const char*>(data), size);
+    };
+    append(&state.partial, sizeof state.partial);
+    append(&state.missing, sizeof state.missing);
+    for (const GrammarMatcher::Stack& stack : state.stacks) {
+        const size_t depth = stack.size();
+        append(&depth, sizeof depth);
+        append(stack.data(), depth * sizeof stack[0]);
+    }
+    const auto [found, added] = stateIds_.emplace(std::move(key), int(states_.size()));
+    if (added) {
+        states_.push_back(std::move(state));
+        transitions_.emplace_back();
+        transitions_.back().fill(kUnknown);
+    }
+    return found->second;
+}
+
+int GrammarStage::next(int state, uint8_t byte) const {
+    int& known = transitions_[size_t(state)][byte];
+    if (known != kUnknown)
+        return known;
+    GrammarMatcher::State advanced = states_[size_t(state)];
+    const int result = matcher_->advance(advanced, byte) ? intern(std::move(advanced)) : -1;
+    transitions_[size_t(state)][byte] = result;  // `known` may dangle: interning grows the table
+    return result;
+}
+
+void GrammarStage::walk(int node, int state, std::vector<uint8_t>& allowed) const {
+    const TrieNode& here = trie_[size_t(node)];
+    for (uint32_t e = here.firstEdge; e < here.firstEdge + here.edgeCount; ++e) {
+        const TrieEdge edge = edges_[e];
+        const int after = next(state, edge.byte);
+        if (after < 0)
             continue;
-        for (const int32_t id : trie_[size_t(child)].ids)
-            allowed[size_t(id)] = 1;
-        walk(child, next, allowed);
+        const TrieNode& child = trie_[edge.child];
+        for (uint32_t i = child.firstId; i < child.firstId + child.idCount; ++i)
+            allowed[size_t(trieIds_[i])] = 1;
+        walk(int(edge.child), after, allowed);
     }
 }
 
@@ -64,9 +121,15 @@ std::vector<uint8_t> GrammarStage::allowedTokens(const SamplerContext& context) 
         if (id >= 0 && size_t(id) < texts.size() && !matcher_->advance(state, texts[size_t(id)]))
             throw Error("sampling: the text generated so far does not follow the grammar");
     }
+    if (states_.size() > kMostStates) {  // deep nesting: start the table over
+        states_.clear();
+        stateIds_.clear();
+        transitions_.clear();
+    }
     std::vector<uint8_t> allowed(texts.size(), 0);
-    walk(0, state, allowed);
-    if (GrammarMatcher::accepts(state))
+    const bool accepting = GrammarMatcher::accepts(state);
+    walk(0, intern(std::move(state)), allowed);
+    if (accepting)
         for (const int32_t id : context.stopIds)
             if (id >= 0 && size_t(id) < allowed.size())
                 allowed[size_t(id)] = 1;

@@ -7,10 +7,14 @@
 // The vocabulary's token texts are put in a byte trie once; a step walks the trie from the state
 // after the generated text, carrying the recognizer state down each edge and abandoning a subtree
 // as soon as the state dies, so tokens sharing a prefix share its work and most of a large
-// vocabulary is never visited when the grammar allows few bytes.
+// vocabulary is never visited when the grammar allows few bytes. Recognizer states are interned and
+// their transitions by byte remembered (across steps too), so where the grammar allows almost
+// anything — inside a JSON string — a trie edge costs an array lookup, not a parse.
 
+#include <array>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "grammar/grammar.h"
@@ -33,18 +37,35 @@ class GrammarStage final : public SamplerStage {
     std::vector<uint8_t> allowedTokens(const SamplerContext& context) const;
 
   private:
+    // The trie, flattened in depth-first order so that a walk reads memory front to back: node n's
+    // children are edges [firstEdge, firstEdge + edgeCount), the tokens ending at it ids [firstId,
+    // firstId + idCount).
     struct TrieNode {
-        std::vector<std::pair<uint8_t, int>> children;
-        std::vector<int32_t> ids;  // tokens whose text ends here
+        uint32_t firstEdge = 0, edgeCount = 0, firstId = 0, idCount = 0;
+    };
+    struct TrieEdge {
+        uint8_t byte = 0;
+        uint32_t child = 0;
     };
     void buildTrie(const std::vector<std::string>& texts) const;
-    void walk(int node, const GrammarMatcher::State& state, std::vector<uint8_t>& allowed) const;
+    void walk(int node, int state, std::vector<uint8_t>& allowed) const;
+    // The id of a recognizer state, and the state a byte leads to from one (-1: none).
+    int intern(GrammarMatcher::State state) const;
+    int next(int state, uint8_t byte) const;
 
     std::unique_ptr<Grammar> grammar_;
     std::unique_ptr<GrammarMatcher> matcher_;
     // The trie of the token texts last seen (built on first use).
     mutable const std::vector<std::string>* trieTexts_ = nullptr;
     mutable std::vector<TrieNode> trie_;
+    mutable std::vector<TrieEdge> edges_;
+    mutable std::vector<int32_t> trieIds_;
+    // Interned states and their transitions (kUnknown until computed); cleared when too many.
+    static constexpr int kUnknown = -2;
+    static constexpr size_t kMostStates = 20000;
+    mutable std::vector<GrammarMatcher::State> states_;
+    mutable std::unordered_map<std::string, int> stateIds_;
+    mutable std::vector<std::array<int, 256>> transitions_;
 };
 
 }  // namespace inferlens
