@@ -221,6 +221,53 @@ class TestGrammar : public QObject {
         QVERIFY_THROWS_EXCEPTION(Error, stage.allowedTokens({history, 0, {}, &texts}));
     }
 
+    void theOutputClosesBeforeTheBudgetEnds() {
+        // Unbounded strings and lists: a random model would rarely close them by chance; with the
+        // budget known, every output is a whole sentence however few tokens it may use.
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.architecture = "chatglm";
+        options.layers = 2;
+        options.vocab = 330;
+        const Model model = Model::open(test::writeSynthetic(dir, "glm.gguf", options));
+        const Tokenizer tokenizer(model.files());
+        const auto texts = std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll());
+        const std::vector<int32_t> stops = tokenizer.eosIds();
+        SamplingParams params = test::neutralSampling();
+        params.grammar =
+            "root ::= \"{\\\"tags\\\":[\" (str (\",\" str)*)? \"]}\"\n"
+            "str  ::= \"\\\"\" [a-z]* \"\\\"\"\n";
+        GeneratorOptions generatorOptions;
+        generatorOptions.threads = 1;
+        generatorOptions.contextSize = 128;
+        Generator generator(model, generatorOptions);
+        const std::vector<int32_t> prompt = tokenizer.encode("the");
+        int cutByTheBudget = 0;
+        for (uint64_t seed = 0; seed < 100; ++seed) {
+            params.seed = seed;
+            Sampler sampler(params, tokenizer.tokenCount());
+            sampler.setTokenTexts(texts);
+            sampler.setStopIds(stops);
+            SamplerChooser chooser(sampler);
+            generator.reset();
+            const int64_t budget = 12 + int64_t(seed % 30);
+            const Generation result =
+                generator.generate(prompt, budget, chooser, {stops.begin(), stops.end()});
+            std::vector<int32_t> tokens = result.tokens;
+            if (result.reason == FinishReason::EndOfSequence)
+                tokens.pop_back();
+            else
+                ++cutByTheBudget;
+            const QByteArray json = QByteArray::fromStdString(tokenizer.decode(tokens));
+            QJsonParseError error;
+            const QJsonDocument document = QJsonDocument::fromJson(json, &error);
+            QVERIFY2(error.error == QJsonParseError::NoError && document.object()["tags"].isArray(),
+                     json.constData());
+        }
+        qInfo("%d of 100 outputs closed as the budget ran out", cutByTheBudget);
+        QVERIFY(cutByTheBudget > 10);
+    }
+
     void randomModelOutputUnderAJsonGrammarAlwaysParses() {
         QTemporaryDir dir;
         SyntheticModelOptions options;

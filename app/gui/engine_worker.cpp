@@ -38,9 +38,10 @@ class StreamingChooser final : public SamplerChooser {
           stops_(stops),
           stopStrings_(std::move(stopStrings)) {}
 
-    void begin(size_t promptLength) override {
-        SamplerChooser::begin(promptLength);
+    void begin(size_t promptLength, int64_t maxNewTokens) override {
+        SamplerChooser::begin(promptLength, maxNewTokens);
         promptLength_ = promptLength;
+        maxNewTokens_ = maxNewTokens;
     }
     bool stopRequested() const override { return stopStrings_.stopped(); }
 
@@ -58,6 +59,7 @@ class StreamingChooser final : public SamplerChooser {
             retained->sampleableCount = worker_.tokenizer_->tokenCount();
             retained->tokenizer = worker_.tokenizer_;
             retained->promptLength = promptLength_;
+            retained->maxNewTokens = maxNewTokens_;
             retained->stopIds = stops_;
             retained->tokenTexts = worker_.tokenTexts_;
             worker_.retain(std::move(retained));
@@ -82,6 +84,7 @@ class StreamingChooser final : public SamplerChooser {
     const std::vector<int32_t>& stops_;
     StopStrings stopStrings_;
     size_t promptLength_ = 0;
+    int64_t maxNewTokens_ = -1;
     QString answer_;
     int steps_ = 0;
 };
@@ -104,7 +107,7 @@ widgets::SamplingStep previewStep(const RetainedStep& step, const SamplingParams
     Sampler sampler(params, step.sampleableCount);
     sampler.setTokenTexts(step.tokenTexts);
     sampler.setStopIds(step.stopIds);
-    sampler.beginGeneration(step.promptLength);
+    sampler.beginGeneration(step.promptLength, step.maxNewTokens);
     const SamplingTrace trace = sampler.preview(params, step.logits, step.history, step.draw);
     return samplingStep(step.step, trace, candidatePieces(trace, *step.tokenizer));
 }

@@ -72,6 +72,7 @@ struct RetainedStep {
     std::shared_ptr<const Tokenizer> tokenizer;
     // What the logit processors saw: where the answer began, the turn's end tokens, token texts.
     size_t promptLength = 0;
+    int64_t maxNewTokens = -1;
     std::vector<int32_t> stopIds;
     std::shared_ptr<const std::vector<std::string>> tokenTexts;
 };

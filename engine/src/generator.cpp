@@ -133,7 +133,7 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     std::vector<float> logits(size_t(config().vocabSize));
     if (!step(prompt, logits))
         return finish(std::move(result), FinishReason::Cancelled);
-    chooser.begin(history_.size());
+    chooser.begin(history_.size(), maxNewTokens);
     while (int64_t(result.tokens.size()) < maxNewTokens) {
         const bool traced = probes_->wantsSampling();
         const int32_t next = chooser.choose(logits, history_, traced);

@@ -49,8 +49,9 @@ class TokenChooser {
     virtual int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
                            bool traced) = 0;
     virtual const SamplingTrace* lastTrace() const { return nullptr; }
-    // Called once the prompt has run: the history's first `promptLength` tokens are the prompt.
-    virtual void begin(size_t /*promptLength*/) {}
+    // Called once the prompt has run: the history's first `promptLength` tokens are the prompt, and
+    // at most `maxNewTokens` will follow.
+    virtual void begin(size_t /*promptLength*/, int64_t /*maxNewTokens*/) {}
     // Asked after each choice: true ends the generation there (a stop string appeared in its text),
     // with the chosen token kept.
     virtual bool stopRequested() const { return false; }

@@ -80,6 +80,7 @@ int GrammarStage::intern(GrammarMatcher::State state) const {
         states_.push_back(std::move(state));
         transitions_.emplace_back();
         transitions_.back().fill(kUnknown);
+        distances_.push_back(kUnknown);
     }
     return found->second;
 }
@@ -94,7 +95,39 @@ int GrammarStage::next(int state, uint8_t byte) const {
     return result;
 }
 
-void GrammarStage::walk(int node, int state, std::vector<uint8_t>& allowed) const {
+int GrammarStage::distance(int state) const {
+    constexpr int kUnreachable = 1 << 30;
+    constexpr size_t kMostVisited = 4096;
+    if (distances_[size_t(state)] != kUnknown)
+        return distances_[size_t(state)];
+    // Breadth first over every byte; states are few, since equal states are interned.
+    std::vector<int> frontier{state};
+    std::vector<int> seen{state};
+    int found = kUnreachable;
+    for (int depth = 0; !frontier.empty() && seen.size() < kMostVisited; ++depth) {
+        std::vector<int> following;
+        for (const int s : frontier) {
+            if (GrammarMatcher::accepts(states_[size_t(s)])) {
+                found = depth;
+                break;
+            }
+            for (int byte = 0; byte < 256; ++byte) {
+                const int n = next(s, uint8_t(byte));
+                if (n >= 0 && std::find(seen.begin(), seen.end(), n) == seen.end()) {
+                    seen.push_back(n);
+                    following.push_back(n);
+                }
+            }
+        }
+        if (found != kUnreachable)
+            break;
+        frontier = std::move(following);
+    }
+    distances_[size_t(state)] = found;
+    return found;
+}
+
+void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const {
     const TrieNode& here = trie_[size_t(node)];
     for (uint32_t e = here.firstEdge; e < here.firstEdge + here.edgeCount; ++e) {
         const TrieEdge edge = edges_[e];
@@ -102,9 +135,11 @@ void GrammarStage::walk(int node, int state, std::vector<uint8_t>& allowed) cons
         if (after < 0)
             continue;
         const TrieNode& child = trie_[edge.child];
-        for (uint32_t i = child.firstId; i < child.firstId + child.idCount; ++i)
-            allowed[size_t(trieIds_[i])] = 1;
-        walk(int(edge.child), after, allowed);
+        // With a budget, a token must leave a way to close in the tokens after it.
+        if (child.idCount > 0 && (budget < 0 || distance(after) <= budget - 1))
+            for (uint32_t i = child.firstId; i < child.firstId + child.idCount; ++i)
+                allowed[size_t(trieIds_[i])] = 1;
+        walk(int(edge.child), after, budget, allowed);
     }
 }
 
@@ -125,10 +160,11 @@ std::vector<uint8_t> GrammarStage::allowedTokens(const SamplerContext& context) 
         states_.clear();
         stateIds_.clear();
         transitions_.clear();
+        distances_.clear();
     }
     std::vector<uint8_t> allowed(texts.size(), 0);
     const bool accepting = GrammarMatcher::accepts(state);
-    walk(0, intern(std::move(state)), allowed);
+    walk(0, intern(std::move(state)), context.tokensLeft(), allowed);
     if (accepting)
         for (const int32_t id : context.stopIds)
             if (id >= 0 && size_t(id) < allowed.size())

@@ -10,6 +10,11 @@
 // vocabulary is never visited when the grammar allows few bytes. Recognizer states are interned and
 // their transitions by byte remembered (across steps too), so where the grammar allows almost
 // anything — inside a JSON string — a trie edge costs an array lookup, not a parse.
+//
+// With a token budget (SamplerContext::maxNewTokens) the output closes in time: a token is allowed
+// only if the shortest way from the state after it to a whole sentence, one byte per token, fits
+// in the tokens left after it — so the text is a whole sentence when the budget ends, provided the
+// vocabulary has single-byte tokens for the closing bytes (sentencepiece's byte fallback does).
 
 #include <array>
 #include <memory>
@@ -48,7 +53,10 @@ class GrammarStage final : public SamplerStage {
         uint32_t child = 0;
     };
     void buildTrie(const std::vector<std::string>& texts) const;
-    void walk(int node, int state, std::vector<uint8_t>& allowed) const;
+    void walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const;
+    // Bytes on the shortest way from a state to a whole sentence (memoised); a large number when
+    // there is none.
+    int distance(int state) const;
     // The id of a recognizer state, and the state a byte leads to from one (-1: none).
     int intern(GrammarMatcher::State state) const;
     int next(int state, uint8_t byte) const;
@@ -66,6 +74,7 @@ class GrammarStage final : public SamplerStage {
     mutable std::vector<GrammarMatcher::State> states_;
     mutable std::unordered_map<std::string, int> stateIds_;
     mutable std::vector<std::array<int, 256>> transitions_;
+    mutable std::vector<int> distances_;
 };
 
 }  // namespace inferlens

@@ -46,7 +46,11 @@ class Sampler {
         tokenTexts_ = std::move(texts);
     }
     void setStopIds(std::vector<int32_t> ids) { stopIds_ = std::move(ids); }
-    void beginGeneration(size_t promptLength) { promptLength_ = promptLength; }
+    // `maxNewTokens` (-1: unknown) lets a grammar close its structures before the budget ends.
+    void beginGeneration(size_t promptLength, int64_t maxNewTokens = -1) {
+        promptLength_ = promptLength;
+        maxNewTokens_ = maxNewTokens;
+    }
 
     // Chooses the next token. `logits`: the output layer's row (at least the sampleable ids);
     // `history`: the sequence so far, for the penalties. Fills `trace` when given.
@@ -65,13 +69,14 @@ class Sampler {
                 CandidateSet& candidates, SamplingTrace* trace) const;
 
     SamplerContext context(std::span<const int32_t> history) const {
-        return {history, promptLength_, stopIds_, tokenTexts_.get()};
+        return {history, promptLength_, stopIds_, tokenTexts_.get(), maxNewTokens_};
     }
 
     SamplingParams params_;
     std::shared_ptr<const std::vector<std::string>> tokenTexts_;
     std::vector<int32_t> stopIds_;
     size_t promptLength_ = 0;
+    int64_t maxNewTokens_ = -1;
     SamplerChain chain_;
     int64_t sampleableCount_;
     std::vector<uint8_t> mask_;  // empty: every id below sampleableCount_

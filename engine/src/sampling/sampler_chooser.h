@@ -15,7 +15,9 @@ class SamplerChooser : public TokenChooser {
         return sampler_.sample(logits, history, traced ? &trace_ : nullptr);
     }
     const SamplingTrace* lastTrace() const override { return &trace_; }
-    void begin(size_t promptLength) override { sampler_.beginGeneration(promptLength); }
+    void begin(size_t promptLength, int64_t maxNewTokens) override {
+        sampler_.beginGeneration(promptLength, maxNewTokens);
+    }
 
   private:
     Sampler& sampler_;

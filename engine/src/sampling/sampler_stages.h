@@ -24,10 +24,13 @@ struct SamplerContext {
     size_t promptLength = 0;           // history[promptLength ..] is this generation's new text
     std::span<const int32_t> stopIds;  // the tokens that end the turn
     const std::vector<std::string>* tokenTexts = nullptr;  // the bytes of each id, when known
+    int64_t maxNewTokens = -1;  // the generation's budget of new tokens; -1: unknown
 
     int64_t newTokens() const {
         return int64_t(history.size()) - int64_t(std::min(promptLength, history.size()));
     }
+    // Tokens that may still be chosen, this one included; -1: no budget known.
+    int64_t tokensLeft() const { return maxNewTokens < 0 ? -1 : maxNewTokens - newTokens(); }
 };
 
 class SamplerStage {
