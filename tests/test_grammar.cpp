@@ -7,6 +7,7 @@
 // continue is an error. 200 seeded generations of a random model under a JSON grammar all parse as
 // JSON with the fields the grammar promises.
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -21,6 +22,7 @@
 #include "grammar/grammar.h"
 #include "grammar/grammar_matcher.h"
 #include "grammar/grammar_stage.h"
+#include "grammar/json_schema.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
 #include "support/test_models.h"
@@ -157,6 +159,9 @@ class TestGrammar : public QObject {
         QVERIFY(!run("你a", accepts));
         QVERIFY(run("{", accepts) && accepts);
         QVERIFY(!run("\xe0\x81\xbb", accepts));  // an overlong "{"
+        QVERIFY(!run("你\xf0\x82", accepts));    // no 4-byte form starts F0 82 (overlong)
+        QVERIFY(!run("你\xf4\x90", accepts));    // past U+10FFFF
+        QVERIFY(!run("你\xed\xa0", accepts));    // a surrogate
         QVERIFY(!run("\xbb", accepts));          // a stray continuation byte
     }
 
@@ -266,6 +271,89 @@ class TestGrammar : public QObject {
         }
         qInfo("%d of 100 outputs closed as the budget ran out", cutByTheBudget);
         QVERIFY(cutByTheBudget > 10);
+    }
+
+    void randomModelOutputUnderAJsonSchemaParsesAndValidates() {
+        const char* schema = R"json({"type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 6},
+                "age": {"type": "integer"},
+                "tags": {"type": "array", "items": {"enum": ["poet", "monk", 3]},
+                         "minItems": 1, "maxItems": 3},
+                "alive": {"type": "boolean"},
+                "home": {"type": "object", "properties": {"city": {"type": "string"}}},
+                "score": {"type": ["number", "null"]}},
+            "required": ["name", "age", "id"]})json";
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.architecture = "chatglm";
+        options.layers = 2;
+        options.vocab = 330;
+        const Model model = Model::open(test::writeSynthetic(dir, "glm.gguf", options));
+        const Tokenizer tokenizer(model.files());
+        const auto texts = std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll());
+        const std::vector<int32_t> stops = tokenizer.eosIds();
+        SamplingParams params = test::neutralSampling();
+        params.grammar = grammarFromJsonSchema(schema);
+        GeneratorOptions generatorOptions;
+        generatorOptions.threads = 1;
+        generatorOptions.contextSize = 256;
+        Generator generator(model, generatorOptions);
+        const std::vector<int32_t> prompt = tokenizer.encode("the");
+        for (uint64_t seed = 0; seed < 200; ++seed) {
+            params.seed = seed;
+            Sampler sampler(params, tokenizer.tokenCount());
+            sampler.setTokenTexts(texts);
+            sampler.setStopIds(stops);
+            SamplerChooser chooser(sampler);
+            generator.reset();
+            Generation result;
+            try {
+                result = generator.generate(prompt, 150, chooser, {stops.begin(), stops.end()});
+            } catch (const Error& error) {
+                QFAIL(qPrintable(
+                    QString("seed %1: %2 after '%3'")
+                        .arg(seed)
+                        .arg(error.what())
+                        .arg(QString::fromStdString(tokenizer.decode(std::vector<int32_t>(
+                            generator.history().begin() + ptrdiff_t(prompt.size()),
+                            generator.history().end()))))));
+            }
+            std::vector<int32_t> tokens = result.tokens;
+            if (result.reason == FinishReason::EndOfSequence)
+                tokens.pop_back();
+            const QByteArray json = QByteArray::fromStdString(tokenizer.decode(tokens));
+            QJsonParseError error;
+            const QJsonObject o = QJsonDocument::fromJson(json, &error).object();
+            QVERIFY2(error.error == QJsonParseError::NoError, json.constData());
+            // The schema, checked here by hand.
+            QVERIFY2(o["name"].isString() && o["name"].toString().toUcs4().size() <= 6,
+                     json.constData());
+            QVERIFY(o["age"].isDouble() && o["age"].toDouble() == std::floor(o["age"].toDouble()));
+            const QJsonArray tags = o["tags"].toArray();
+            QVERIFY(tags.size() >= 1 && tags.size() <= 3);
+            for (const QJsonValue& tag : tags)
+                QVERIFY(tag == QJsonValue("poet") || tag == QJsonValue("monk") ||
+                        tag == QJsonValue(3));
+            QVERIFY(o["alive"].isBool());
+            QVERIFY(o["home"].isObject() && o["home"].toObject()["city"].isString());
+            QVERIFY(o["score"].isDouble() || o["score"].isNull());
+            QVERIFY(o.contains("id"));  // required without a schema: any value
+        }
+    }
+
+    void unsupportedSchemasAreRefused() {
+        for (const char* schema :
+             {R"({"$ref": "#/definitions/x"})", R"({"allOf": []})", R"({"type": "tuple"})",
+              R"({"enum": []})", R"({"type": "array", "minItems": 3, "maxItems": 2})", "{not json",
+              "false"}) {
+            try {
+                grammarFromJsonSchema(schema);
+                QFAIL(schema);
+            } catch (const Error& error) {
+                QVERIFY2(QString(error.what()).startsWith("JSON schema"), error.what());
+            }
+        }
     }
 
     void randomModelOutputUnderAJsonGrammarAlwaysParses() {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "device_choice.h"
+#include "grammar/json_schema.h"
 #include "tokenizer/chat_template.h"
 
 namespace inferlens::cli {
@@ -32,6 +33,7 @@ std::set<std::string> generationValueOptions() {
             "ban",
             "min-tokens",
             "grammar",
+            "json-schema",
             "stop"};
 }
 
@@ -51,10 +53,10 @@ std::pair<int32_t, float> logitBiasArgument(const std::string& text, int64_t tok
     return bias;
 }
 
-std::string readGrammarFile(const std::string& path) {
+std::string readTextFile(const std::string& path, const std::string& what) {
     std::ifstream file(path, std::ios::binary);
     if (!file)
-        throw Error(path + ": cannot read the grammar file");
+        throw Error(path + ": cannot read the " + what + " file");
     std::ostringstream text;
     text << file.rdbuf();
     return text.str();
@@ -107,8 +109,12 @@ GenerationSetup::GenerationSetup(const Arguments& args)
         sampling.logitBias.push_back(logitBiasArgument(bias, tokenizer.tokenCount()));
     sampling.bannedTexts = args.values("ban");
     sampling.minNewTokens = int32_t(args.integer("min-tokens", 0));
+    if (args.value("grammar") && args.value("json-schema"))
+        throw UsageError("--grammar and --json-schema cannot be combined");
     if (const auto path = args.value("grammar"))
-        sampling.grammar = readGrammarFile(*path);
+        sampling.grammar = readTextFile(*path, "grammar");
+    if (const auto path = args.value("json-schema"))
+        sampling.grammar = grammarFromJsonSchema(readTextFile(*path, "JSON schema"));
     validate(sampling);
     stopStrings = args.values("stop");
     for (const std::string& stop : stopStrings)

@@ -70,6 +70,8 @@ SAMPLING: --seed N --temperature X (0: greedy) --top-k N (0: off) --top-p X --mi
           --logit-bias ID=X (added to a token's logit; -inf bans it, +inf forces it)
           --ban TEXT (never generated, however it would be split into tokens)
           --min-tokens N (the turn cannot end before N new tokens)
+          --grammar FILE (GBNF) or --json-schema FILE: the output follows it, and is whole
+          when --max-tokens ends it
           (--logit-bias, --ban and --stop may be given several times)
 RUN:      --max-tokens N --ctx-size N --threads N (0: all cores) --device cpu|cuda[:N]
           --stop TEXT (end the generation where TEXT appears; it is not printed)

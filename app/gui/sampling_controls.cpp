@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "grammar/grammar.h"
+#include "grammar/json_schema.h"
 
 namespace inferlens::gui {
 
@@ -73,14 +74,20 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
     form->addRow(grammarLabel, grammarRow);
     connect(loadGrammar, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(
-            this, tr("Load a grammar"), QString(), tr("Grammars (*.gbnf *.txt);;All files (*)"));
+            this, tr("Load a grammar"), QString(),
+            tr("Grammars and JSON schemas (*.gbnf *.txt *.json);;All files (*)"));
         if (path.isEmpty())
             return;
         QFile file(path);
         try {
             if (!file.open(QIODevice::ReadOnly))
                 throw Error(path.toStdString() + ": cannot read the file");
-            setGrammar(QString::fromUtf8(file.readAll()), QFileInfo(path).fileName());
+            // A .json file is a JSON schema, turned into its grammar.
+            const QByteArray text = file.readAll();
+            setGrammar(path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
+                           ? QString::fromStdString(grammarFromJsonSchema(text.toStdString()))
+                           : QString::fromUtf8(text),
+                       QFileInfo(path).fileName());
         } catch (const Error& error) {
             QMessageBox::warning(this, tr("Grammar"), QString::fromUtf8(error.what()));
         }

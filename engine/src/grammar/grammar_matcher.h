@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "grammar/grammar.h"
@@ -36,6 +37,9 @@ class GrammarMatcher {
     static bool accepts(const State& state);
     // More text may follow.
     static bool continues(const State& state);
+    // Bytes in the shortest text that makes the text so far a whole sentence (each character at
+    // its shortest UTF-8 length); a large number when none does.
+    int shortestCompletion(const State& state) const;
 
   private:
     void expand(Stack stack, std::vector<Stack>& out) const;
@@ -43,6 +47,8 @@ class GrammarMatcher {
 
     const Grammar& grammar_;
     State initial_;
+    // For every element: the fewest bytes that match it and the rest of its sequence.
+    std::unordered_map<const GrammarElement*, int> restOfSequence_;
 };
 
 }  // namespace inferlens

@@ -70,6 +70,7 @@ int GrammarStage::intern(GrammarMatcher::State state) const {
     };
     append(&state.partial, sizeof state.partial);
     append(&state.missing, sizeof state.missing);
+    append(&state.smallest, sizeof state.smallest);
     for (const GrammarMatcher::Stack& stack : state.stacks) {
         const size_t depth = stack.size();
         append(&depth, sizeof depth);
@@ -96,35 +97,17 @@ int GrammarStage::next(int state, uint8_t byte) const {
 }
 
 int GrammarStage::distance(int state) const {
-    constexpr int kUnreachable = 1 << 30;
-    constexpr size_t kMostVisited = 4096;
-    if (distances_[size_t(state)] != kUnknown)
-        return distances_[size_t(state)];
-    // Breadth first over every byte; states are few, since equal states are interned.
-    std::vector<int> frontier{state};
-    std::vector<int> seen{state};
-    int found = kUnreachable;
-    for (int depth = 0; !frontier.empty() && seen.size() < kMostVisited; ++depth) {
-        std::vector<int> following;
-        for (const int s : frontier) {
-            if (GrammarMatcher::accepts(states_[size_t(s)])) {
-                found = depth;
-                break;
-            }
-            for (int byte = 0; byte < 256; ++byte) {
-                const int n = next(s, uint8_t(byte));
-                if (n >= 0 && std::find(seen.begin(), seen.end(), n) == seen.end()) {
-                    seen.push_back(n);
-                    following.push_back(n);
-                }
-            }
-        }
-        if (found != kUnreachable)
-            break;
-        frontier = std::move(following);
-    }
-    distances_[size_t(state)] = found;
-    return found;
+    if (distances_[size_t(state)] == kUnknown)
+        distances_[size_t(state)] = matcher_->shortestCompletion(states_[size_t(state)]);
+    return distances_[size_t(state)];
+}
+
+bool GrammarStage::continuable(int state) const {
+    const TrieNode& root = trie_[0];
+    for (uint32_t e = root.firstEdge; e < root.firstEdge + root.edgeCount; ++e)
+        if ((edges_[e].byte & 0xc0) == 0x80 && next(state, edges_[e].byte) >= 0)
+            return true;
+    return false;
 }
 
 void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const {
@@ -135,8 +118,15 @@ void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t
         if (after < 0)
             continue;
         const TrieNode& child = trie_[edge.child];
-        // With a budget, a token must leave a way to close in the tokens after it.
-        if (child.idCount > 0 && (budget < 0 || distance(after) <= budget - 1))
+        // With a budget, a token must leave a way to close in the tokens after it. A token that
+        // ends inside a character counts as four bytes short: a vocabulary need not have tokens
+        // for lone continuation bytes.
+        // And a token ending inside a character needs a token to go on with: one whose first
+        // bytes continue it.
+        const bool midCharacter = states_[size_t(after)].missing > 0;
+        const int needed = budget < 0 ? 0 : distance(after) + (midCharacter ? 4 : 0);
+        if (child.idCount > 0 && (budget < 0 || needed <= budget - 1) &&
+            (!midCharacter || continuable(after)))
             for (uint32_t i = child.firstId; i < child.firstId + child.idCount; ++i)
                 allowed[size_t(trieIds_[i])] = 1;
         walk(int(edge.child), after, budget, allowed);
@@ -164,7 +154,8 @@ std::vector<uint8_t> GrammarStage::allowedTokens(const SamplerContext& context) 
     }
     std::vector<uint8_t> allowed(texts.size(), 0);
     const bool accepting = GrammarMatcher::accepts(state);
-    walk(0, intern(std::move(state)), context.tokensLeft(), allowed);
+    lastState_ = intern(std::move(state));
+    walk(0, lastState_, context.tokensLeft(), allowed);
     if (accepting)
         for (const int32_t id : context.stopIds)
             if (id >= 0 && size_t(id) < allowed.size())
@@ -176,6 +167,10 @@ void GrammarStage::apply(CandidateSet& candidates, const SamplerContext& context
     if (!matcher_)
         return;
     const std::vector<uint8_t> allowed = allowedTokens(context);
+    if (std::find(allowed.begin(), allowed.end(), 1) == allowed.end() && context.tokensLeft() >= 0)
+        throw Error("sampling: the grammar cannot be completed in the " +
+                    std::to_string(context.tokensLeft()) + " tokens left (it needs at least " +
+                    std::to_string(distance(lastState_)) + " more bytes): allow more new tokens");
     maskOrRefuse(candidates, kind(), [&allowed](const Candidate& c) {
         return size_t(c.id) >= allowed.size() || allowed[size_t(c.id)] == 0;
     });

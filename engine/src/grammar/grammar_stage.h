@@ -54,9 +54,11 @@ class GrammarStage final : public SamplerStage {
     };
     void buildTrie(const std::vector<std::string>& texts) const;
     void walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const;
-    // Bytes on the shortest way from a state to a whole sentence (memoised); a large number when
-    // there is none.
+    // Bytes on the shortest way from a state to a whole sentence (GrammarMatcher::
+    // shortestCompletion, memoised).
     int distance(int state) const;
+    // Whether some token's first byte continues the character a state is in the middle of.
+    bool continuable(int state) const;
     // The id of a recognizer state, and the state a byte leads to from one (-1: none).
     int intern(GrammarMatcher::State state) const;
     int next(int state, uint8_t byte) const;
@@ -75,6 +77,7 @@ class GrammarStage final : public SamplerStage {
     mutable std::unordered_map<std::string, int> stateIds_;
     mutable std::vector<std::array<int, 256>> transitions_;
     mutable std::vector<int> distances_;
+    mutable int lastState_ = 0;  // the state allowedTokens started from
 };
 
 }  // namespace inferlens

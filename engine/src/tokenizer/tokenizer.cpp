@@ -123,6 +123,8 @@ void Tokenizer::appendSpecial(TokenizationInfo& info, int32_t id, bool writeName
 std::string Tokenizer::textOf(int32_t id) const {
     if (const std::optional<uint8_t> byte = byteValue(id))
         return std::string(1, char(*byte));
+    if (isUnknown(id))
+        return unknownSurface();  // as decode writes it
     if (isSpecial(id))
         return {};
     const std::string pieceText = piece(id);
