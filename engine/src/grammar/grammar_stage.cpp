@@ -82,6 +82,8 @@ int GrammarStage::intern(GrammarMatcher::State state) const {
         transitions_.emplace_back();
         transitions_.back().fill(kUnknown);
         distances_.push_back(kUnknown);
+        midCharacter_.push_back(states_.back().missing > 0 ? 1 : 0);
+        continuable_.push_back(-1);
     }
     return found->second;
 }
@@ -103,11 +105,14 @@ int GrammarStage::distance(int state) const {
 }
 
 bool GrammarStage::continuable(int state) const {
-    const TrieNode& root = trie_[0];
-    for (uint32_t e = root.firstEdge; e < root.firstEdge + root.edgeCount; ++e)
-        if ((edges_[e].byte & 0xc0) == 0x80 && next(state, edges_[e].byte) >= 0)
-            return true;
-    return false;
+    if (continuable_[size_t(state)] < 0) {
+        bool found = false;
+        const TrieNode& root = trie_[0];
+        for (uint32_t e = root.firstEdge; e < root.firstEdge + root.edgeCount && !found; ++e)
+            found = (edges_[e].byte & 0xc0) == 0x80 && next(state, edges_[e].byte) >= 0;
+        continuable_[size_t(state)] = found ? 1 : 0;
+    }
+    return continuable_[size_t(state)] == 1;
 }
 
 void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const {
@@ -123,7 +128,7 @@ void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t
         // for lone continuation bytes.
         // And a token ending inside a character needs a token to go on with: one whose first
         // bytes continue it.
-        const bool midCharacter = states_[size_t(after)].missing > 0;
+        const bool midCharacter = midCharacter_[size_t(after)] != 0;
         const int needed = budget < 0 ? 0 : distance(after) + (midCharacter ? 4 : 0);
         if (child.idCount > 0 && (budget < 0 || needed <= budget - 1) &&
             (!midCharacter || continuable(after)))
@@ -151,6 +156,8 @@ std::vector<uint8_t> GrammarStage::allowedTokens(const SamplerContext& context) 
         stateIds_.clear();
         transitions_.clear();
         distances_.clear();
+        midCharacter_.clear();
+        continuable_.clear();
     }
     std::vector<uint8_t> allowed(texts.size(), 0);
     const bool accepting = GrammarMatcher::accepts(state);

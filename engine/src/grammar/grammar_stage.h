@@ -77,6 +77,10 @@ class GrammarStage final : public SamplerStage {
     mutable std::unordered_map<std::string, int> stateIds_;
     mutable std::vector<std::array<int, 256>> transitions_;
     mutable std::vector<int> distances_;
+    // Per state: 1 when it is inside a character, and whether a token can go on from it (-1: not
+    // yet known); kept apart from the states so that a walk reads bytes, not State objects.
+    mutable std::vector<uint8_t> midCharacter_;
+    mutable std::vector<int8_t> continuable_;
     mutable int lastState_ = 0;  // the state allowedTokens started from
 };
 
