@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <optional>
 #include <random>
 #include <regex>
 #include <set>
@@ -73,6 +74,65 @@ void allStrings(size_t length, std::string& current, std::vector<std::string>& o
         current.pop_back();
     }
 }
+
+// A random (synthetic) model generating under a grammar: what the generation tests share.
+class RandomModel {
+  public:
+    RandomModel() {
+        SyntheticModelOptions options;
+        options.architecture = "chatglm";
+        options.layers = 2;
+        options.vocab = 330;
+        model_.emplace(Model::open(test::writeSynthetic(dir_, "glm.gguf", options)));
+        tokenizer_.emplace(model_->files());
+        texts_ = std::make_shared<const std::vector<std::string>>(tokenizer_->textsOfAll());
+        stops_ = tokenizer_->eosIds();
+        GeneratorOptions generatorOptions;
+        generatorOptions.threads = 1;
+        generatorOptions.contextSize = 256;
+        generator_.emplace(*model_, generatorOptions);
+        prompt_ = tokenizer_->encode("the");
+    }
+
+    struct Output {
+        QByteArray text;  // the end token left out
+        FinishReason reason;
+    };
+    // One seeded generation of at most `budget` tokens; an Error names what was generated before
+    // it.
+    Output generate(const std::string& grammar, uint64_t seed, int64_t budget) {
+        SamplingParams params = test::neutralSampling(seed);
+        params.grammar = grammar;
+        Sampler sampler(params, tokenizer_->tokenCount());
+        sampler.setTokenTexts(texts_);
+        sampler.setStopIds(stops_);
+        SamplerChooser chooser(sampler);
+        generator_->reset();
+        try {
+            const Generation result =
+                generator_->generate(prompt_, budget, chooser, {stops_.begin(), stops_.end()});
+            std::vector<int32_t> tokens = result.tokens;
+            if (result.reason == FinishReason::EndOfSequence)
+                tokens.pop_back();
+            return {QByteArray::fromStdString(tokenizer_->decode(tokens)), result.reason};
+        } catch (const Error& error) {
+            const std::vector<int32_t>& history = generator_->history();
+            throw Error(std::string(error.what()) + " after '" +
+                        tokenizer_->decode(std::vector<int32_t>(
+                            history.begin() + ptrdiff_t(prompt_.size()), history.end())) +
+                        "'");
+        }
+    }
+
+  private:
+    QTemporaryDir dir_;
+    std::optional<Model> model_;
+    std::optional<Tokenizer> tokenizer_;
+    std::shared_ptr<const std::vector<std::string>> texts_;
+    std::vector<int32_t> stops_;
+    std::optional<Generator> generator_;
+    std::vector<int32_t> prompt_;
+};
 
 }  // namespace
 
@@ -229,41 +289,14 @@ class TestGrammar : public QObject {
     void theOutputClosesBeforeTheBudgetEnds() {
         // Unbounded strings and lists: a random model would rarely close them by chance; with the
         // budget known, every output is a whole sentence however few tokens it may use.
-        QTemporaryDir dir;
-        SyntheticModelOptions options;
-        options.architecture = "chatglm";
-        options.layers = 2;
-        options.vocab = 330;
-        const Model model = Model::open(test::writeSynthetic(dir, "glm.gguf", options));
-        const Tokenizer tokenizer(model.files());
-        const auto texts = std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll());
-        const std::vector<int32_t> stops = tokenizer.eosIds();
-        SamplingParams params = test::neutralSampling();
-        params.grammar =
+        const std::string grammar =
             "root ::= \"{\\\"tags\\\":[\" (str (\",\" str)*)? \"]}\"\n"
             "str  ::= \"\\\"\" [a-z]* \"\\\"\"\n";
-        GeneratorOptions generatorOptions;
-        generatorOptions.threads = 1;
-        generatorOptions.contextSize = 128;
-        Generator generator(model, generatorOptions);
-        const std::vector<int32_t> prompt = tokenizer.encode("the");
+        RandomModel model;
         int cutByTheBudget = 0;
         for (uint64_t seed = 0; seed < 100; ++seed) {
-            params.seed = seed;
-            Sampler sampler(params, tokenizer.tokenCount());
-            sampler.setTokenTexts(texts);
-            sampler.setStopIds(stops);
-            SamplerChooser chooser(sampler);
-            generator.reset();
-            const int64_t budget = 12 + int64_t(seed % 30);
-            const Generation result =
-                generator.generate(prompt, budget, chooser, {stops.begin(), stops.end()});
-            std::vector<int32_t> tokens = result.tokens;
-            if (result.reason == FinishReason::EndOfSequence)
-                tokens.pop_back();
-            else
-                ++cutByTheBudget;
-            const QByteArray json = QByteArray::fromStdString(tokenizer.decode(tokens));
+            const auto [json, reason] = model.generate(grammar, seed, 12 + int64_t(seed % 30));
+            cutByTheBudget += reason == FinishReason::MaxTokens ? 1 : 0;
             QJsonParseError error;
             const QJsonDocument document = QJsonDocument::fromJson(json, &error);
             QVERIFY2(error.error == QJsonParseError::NoError && document.object()["tags"].isArray(),
@@ -284,45 +317,10 @@ class TestGrammar : public QObject {
                 "home": {"type": "object", "properties": {"city": {"type": "string"}}},
                 "score": {"type": ["number", "null"]}},
             "required": ["name", "age", "id"]})json";
-        QTemporaryDir dir;
-        SyntheticModelOptions options;
-        options.architecture = "chatglm";
-        options.layers = 2;
-        options.vocab = 330;
-        const Model model = Model::open(test::writeSynthetic(dir, "glm.gguf", options));
-        const Tokenizer tokenizer(model.files());
-        const auto texts = std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll());
-        const std::vector<int32_t> stops = tokenizer.eosIds();
-        SamplingParams params = test::neutralSampling();
-        params.grammar = grammarFromJsonSchema(schema);
-        GeneratorOptions generatorOptions;
-        generatorOptions.threads = 1;
-        generatorOptions.contextSize = 256;
-        Generator generator(model, generatorOptions);
-        const std::vector<int32_t> prompt = tokenizer.encode("the");
+        const std::string grammar = grammarFromJsonSchema(schema);
+        RandomModel model;
         for (uint64_t seed = 0; seed < 200; ++seed) {
-            params.seed = seed;
-            Sampler sampler(params, tokenizer.tokenCount());
-            sampler.setTokenTexts(texts);
-            sampler.setStopIds(stops);
-            SamplerChooser chooser(sampler);
-            generator.reset();
-            Generation result;
-            try {
-                result = generator.generate(prompt, 150, chooser, {stops.begin(), stops.end()});
-            } catch (const Error& error) {
-                QFAIL(qPrintable(
-                    QString("seed %1: %2 after '%3'")
-                        .arg(seed)
-                        .arg(error.what())
-                        .arg(QString::fromStdString(tokenizer.decode(std::vector<int32_t>(
-                            generator.history().begin() + ptrdiff_t(prompt.size()),
-                            generator.history().end()))))));
-            }
-            std::vector<int32_t> tokens = result.tokens;
-            if (result.reason == FinishReason::EndOfSequence)
-                tokens.pop_back();
-            const QByteArray json = QByteArray::fromStdString(tokenizer.decode(tokens));
+            const QByteArray json = model.generate(grammar, seed, 150).text;
             QJsonParseError error;
             const QJsonObject o = QJsonDocument::fromJson(json, &error).object();
             QVERIFY2(error.error == QJsonParseError::NoError, json.constData());
@@ -357,40 +355,16 @@ class TestGrammar : public QObject {
     }
 
     void randomModelOutputUnderAJsonGrammarAlwaysParses() {
-        QTemporaryDir dir;
-        SyntheticModelOptions options;
-        options.architecture = "chatglm";
-        options.layers = 2;
-        options.vocab = 330;
-        const Model model = Model::open(test::writeSynthetic(dir, "glm.gguf", options));
-        const Tokenizer tokenizer(model.files());
-        const auto texts = std::make_shared<const std::vector<std::string>>(tokenizer.textsOfAll());
-        const std::vector<int32_t> stops = tokenizer.eosIds();
-        SamplingParams params = test::neutralSampling();
-        params.grammar =
+        const std::string grammar =
             "root   ::= \"{\" ws \"\\\"id\\\"\" ws \":\" ws number ws \",\" ws "
             "\"\\\"tag\\\"\" ws \":\" ws string ws \"}\"\n"
             "number ::= \"-\"? [1-9] [0-9]? [0-9]?\n"
             "string ::= \"\\\"\" [a-z] [a-z]? [a-z]? [a-z]? \"\\\"\"\n"
             "ws     ::= \" \"?\n";
-        GeneratorOptions generatorOptions;
-        generatorOptions.threads = 1;
-        generatorOptions.contextSize = 128;
-        Generator generator(model, generatorOptions);
-        const std::vector<int32_t> prompt = tokenizer.encode("the");
+        RandomModel model;
         for (uint64_t seed = 0; seed < 200; ++seed) {
-            params.seed = seed;
-            Sampler sampler(params, tokenizer.tokenCount());
-            sampler.setTokenTexts(texts);
-            sampler.setStopIds(stops);
-            SamplerChooser chooser(sampler);
-            generator.reset();
-            const Generation result =
-                generator.generate(prompt, 80, chooser, {stops.begin(), stops.end()});
-            QCOMPARE(result.reason, FinishReason::EndOfSequence);
-            std::vector<int32_t> tokens = result.tokens;
-            tokens.pop_back();
-            const QByteArray json = QByteArray::fromStdString(tokenizer.decode(tokens));
+            const auto [json, reason] = model.generate(grammar, seed, 80);
+            QCOMPARE(reason, FinishReason::EndOfSequence);
             QJsonParseError error;
             const QJsonDocument document = QJsonDocument::fromJson(json, &error);
             QVERIFY2(error.error == QJsonParseError::NoError, json.constData());
