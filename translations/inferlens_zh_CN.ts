@@ -799,10 +799,6 @@
         <translation>加载语法</translation>
     </message>
     <message>
-        <source>Grammars (*.gbnf *.txt);;All files (*)</source>
-        <translation>语法文件 (*.gbnf *.txt);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Grammar</source>
         <translation>语法</translation>
     </message>
@@ -817,6 +813,10 @@
     <message>
         <source>none</source>
         <translation>无</translation>
+    </message>
+    <message>
+        <source>Grammars and JSON schemas (*.gbnf *.txt *.json);;All files (*)</source>
+        <translation>语法与 JSON 模式 (*.gbnf *.txt *.json);;所有文件 (*)</translation>
     </message>
 </context>
 <context>

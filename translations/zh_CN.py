@@ -288,4 +288,5 @@ ZH_CN = {
     '“%1” %2% (%3)': '“%1” %2%（%3）', 'Masked by the logit processors: %1': '被 logit 处理器屏蔽：%1',
     'Load a grammar': '加载语法', 'Grammars (*.gbnf *.txt);;All files (*)': '语法文件 (*.gbnf *.txt);;所有文件 (*)',
     'Grammar': '语法', 'Load…': '加载…', 'none': '无', 'The grammar allowed %1 tokens': '语法允许了 %1 个词元',
+    'Grammars and JSON schemas (*.gbnf *.txt *.json);;All files (*)': '语法与 JSON 模式 (*.gbnf *.txt *.json);;所有文件 (*)',
 }

@@ -436,9 +436,14 @@ void MainWindow::buildPanels() {
     QDockWidget* samplingDock =
         addDock([] { return tr("Sampling"); }, QStringLiteral("samplingDock"), samplingChart_,
                 Qt::RightDockWidgetArea);
+    // Scrolled, so that the sliders and the processor fields never set the window's height.
+    auto* parametersScroll = new QScrollArea;
+    parametersScroll->setWidget(sampling_);
+    parametersScroll->setWidgetResizable(true);
+    parametersScroll->setFrameShape(QFrame::NoFrame);
     QDockWidget* parametersDock =
         addDock([] { return tr("Sampling parameters"); }, QStringLiteral("samplingParametersDock"),
-                sampling_, Qt::LeftDockWidgetArea);
+                parametersScroll, Qt::LeftDockWidgetArea);
     kvChart_ = new widgets::KvCacheChartWidget;
     kvPanel_ = new QWidget;
     auto* kvLayout = new QVBoxLayout(kvPanel_);
