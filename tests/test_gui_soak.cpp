@@ -35,8 +35,12 @@ constexpr int kSoakTokens = 2000;
 constexpr double kStallLimitMs = 250;
 constexpr int kHeatmapBudgetMB = 8;  // 1,024 positions at full resolution: the run must pool
 // The whole process (Qt, the model, every panel's history, one step's captured attention):
-// measured at about 530 MB here.
+// measured at about 530 MB here, and 1,140 MB under AddressSanitizer (shadow memory, quarantine).
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kPeakMemoryCeilingMB = 2048;
+#else
 constexpr double kPeakMemoryCeilingMB = 1024;
+#endif
 
 // The process's peak resident memory so far (VmHWM), in MB.
 double peakResidentMB() {

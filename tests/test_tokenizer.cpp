@@ -271,7 +271,7 @@ class TestTokenizer : public QObject {
         // sentencepiece does; control characters and a 100,000-character text are encoded like
         // any other; what decodes is always valid UTF-8.
         const std::string invalid = "ab\xff\xfe cd \xe4\xb8 ef \x80";
-        const std::string controls = std::string("a\x01\x02 b\x7f c\x1b[0m d", 18);
+        const std::string controls = std::string("a\x01\x02 b\x7f c\x1b[0m d");
         std::string longText;
         while (longText.size() < 100000)
             longText += "床前明月光，疑是地上霜。The quick brown fox. ";
