@@ -49,7 +49,6 @@ class Parser {
             skipSpace();
             if (atEnd())
                 break;
-            const int line = line_;
             const std::string name = parseName();
             skipSpace();
             if (text_.substr(at_, 3) != "::=")
@@ -59,7 +58,6 @@ class Parser {
             if (defined_[size_t(id)])
                 fail("the rule '" + name + "' is defined twice");
             defined_[size_t(id)] = true;
-            definedLine_[size_t(id)] = line;
             grammar_.rules[size_t(id)] = parseAlternatives(name);
         }
         for (size_t r = 0; r < grammar_.rules.size(); ++r)
@@ -128,7 +126,6 @@ class Parser {
             grammar_.rules.emplace_back();
             grammar_.ruleNames.push_back(name);
             defined_.push_back(false);
-            definedLine_.push_back(0);
             usedLine_.push_back(line_);
         }
         return found->second;
@@ -139,7 +136,6 @@ class Parser {
         grammar_.rules.push_back(std::move(alternatives));
         grammar_.ruleNames.push_back(parent + "_" + std::to_string(id));
         defined_.push_back(true);
-        definedLine_.push_back(line_);
         usedLine_.push_back(line_);
         return id;
     }
@@ -362,7 +358,7 @@ class Parser {
     Grammar grammar_;
     std::map<std::string, int> ids_;
     std::vector<bool> defined_;
-    std::vector<int> definedLine_, usedLine_;
+    std::vector<int> usedLine_;  // where each rule was first used
 };
 
 }  // namespace
