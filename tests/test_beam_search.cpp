@@ -243,6 +243,51 @@ class TestBeamSearch : public QObject {
         }
     }
 
+    void theTreeStreamsStepByStepAndTheCallerCanStop() {
+        HashScorer scorer(6);
+        BeamSearchOptions options;
+        options.width = 3;
+        options.maxNewTokens = 7;
+        options.stopIds = {0};
+        options.earlyStopping = false;
+        std::vector<BeamNode> streamed;
+        int64_t calls = 0, nodesOfOtherSteps = 0;
+        options.onStep = [&](std::span<const BeamNode> nodes) {
+            ++calls;
+            for (const BeamNode& node : nodes) {
+                nodesOfOtherSteps += node.step != calls ? 1 : 0;  // a step's nodes, and only those
+                streamed.push_back(node);
+            }
+            return true;
+        };
+        const BeamSearchResult whole = beamSearch(scorer, std::vector<int32_t>{4}, options);
+        QCOMPARE(calls, whole.steps);
+        QCOMPARE(nodesOfOtherSteps, int64_t(0));
+        QCOMPARE(streamed.size(), whole.nodes.size());
+        for (size_t i = 0; i < streamed.size(); ++i) {
+            QCOMPARE(streamed[i].id, whole.nodes[i].id);
+            QCOMPARE(streamed[i].parent, whole.nodes[i].parent);
+            QCOMPARE(streamed[i].token, whole.nodes[i].token);
+            QVERIFY(streamed[i].fate == whole.nodes[i].fate);
+        }
+        QVERIFY(!whole.stopped);
+
+        // Stopped after step 3: the live beams of step 3 are the (unfinished) hypotheses.
+        options.onStep = [](std::span<const BeamNode> nodes) { return nodes.front().step < 3; };
+        const BeamSearchResult stopped = beamSearch(scorer, std::vector<int32_t>{4}, options);
+        QVERIFY(stopped.stopped);
+        QCOMPARE(stopped.steps, int64_t(3));
+        QVERIFY(!stopped.hypotheses.empty());
+        for (const BeamHypothesis& h : stopped.hypotheses) {
+            QVERIFY(h.tokens.size() <= 3);
+            QVERIFY(h.finished || h.tokens.size() == 3);
+        }
+        // Up to its stop, the stopped search is the whole one.
+        for (size_t i = 0; i < stopped.nodes.size(); ++i)
+            QCOMPARE(stopped.nodes[i].token, whole.nodes[i].token);
+        checkTree(stopped, 3);
+    }
+
     void badOptionsAreRefused() {
         HashScorer scorer(3);
         BeamSearchOptions options;

@@ -161,6 +161,8 @@ class TestGuiTeaching : public QObject {
         QVERIFY(finished.count() > 0 || finished.wait(120000));
         QVERIFY(!window.generating());
         const widgets::KvExperimentChartWidget* chart = window.teaching()->experimentChart();
+        const QString summary = finished.at(0).at(0).toString();
+        QVERIFY2(summary == chart->summaryText(), qPrintable(summary));  // not an error message
         QVERIFY(chart->data().identical);
         QCOMPARE(chart->pointCount(true), 10);
         QCOMPARE(chart->pointCount(false), 10);

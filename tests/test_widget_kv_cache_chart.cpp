@@ -57,6 +57,26 @@ class TestWidgetKvCacheChart : public QObject {
         QCOMPARE(formatBytes(qint64(448) * 1024 * 1024), QString("448 MiB"));
     }
 
+    void beamsCachesAreAddedUpAndNamed() {
+        KvCacheChartWidget chart;
+        chart.resize(640, 400);
+        chart.appendPoint(glmPoint(40));
+        QVERIFY(!chart.showsBeams());
+        QVERIFY(!chart.summaryText().contains("beam"));
+        KvCachePoint point = glmPoint(41);
+        point.beams = 3;
+        point.bytesOtherBeams = 2 * point.bytesAllocated;
+        chart.appendPoint(point);
+        QVERIFY(chart.showsBeams());
+        const QString text = chart.summaryText();
+        // 256 tokens allocated per cache: 7 MiB, the other two 14 MiB.
+        QVERIFY2(text.contains("beam search: 3 caches, 14.0 MiB more for the other 2 beam(s)"),
+                 qPrintable(text));
+        QVERIFY(chart.yAxis->range().upper >= 3 * 7 * 1024 * 1024);
+        chart.clear();
+        QVERIFY(!chart.showsBeams());
+    }
+
     void contextLimitLine() {
         KvCacheChartWidget chart;
         chart.resize(640, 400);

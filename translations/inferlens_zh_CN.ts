@@ -244,6 +244,41 @@
     </message>
 </context>
 <context>
+    <name>inferlens::gui::BeamTreePanel</name>
+    <message>
+        <source>Pruned candidates shown per beam</source>
+        <translation>每个束显示的被剪枝候选数</translation>
+    </message>
+    <message>
+        <source>Each beam offers twice the width in candidates at every step; the most probable of those pruned are drawn, dimmed</source>
+        <translation>每一步每个束提供束宽两倍的候选；被剪枝者中概率最高的几个以淡色画出</translation>
+    </message>
+    <message>
+        <source>Set Beams above 1 in the sampling parameters to answer by beam search: its tree grows here, step by step.</source>
+        <translation>在采样参数中把“束数”设为大于 1，即可用束搜索作答：搜索树会在这里逐步生长。</translation>
+    </message>
+    <message>
+        <source>Beam search with %1 beams: step %2</source>
+        <translation>束搜索，%1 个束：第 %2 步</translation>
+    </message>
+    <message numerus="yes">
+        <source>Beam search with %1 beams: %n step(s), at most %2 KV caches at once</source>
+        <translation><numerusform>束搜索，%1 个束：%n 步，同时最多 %2 个 KV 缓存</numerusform></translation>
+    </message>
+    <message>
+        <source> (stopped)</source>
+        <translation>（已停止）</translation>
+    </message>
+    <message>
+        <source>%1. “%2” — log p %3, score %4%5</source>
+        <translation>%1. “%2” — log p %3，得分 %4%5</translation>
+    </message>
+    <message>
+        <source>, unfinished</source>
+        <translation>，未完成</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::ChatView</name>
     <message>
         <source>Ask something — Ctrl+Enter sends</source>
@@ -723,6 +758,10 @@
         <source>Most memory the heat map may hold. A longer sequence is shown pooled: each cell the largest weight of a block of positions.</source>
         <translation>热力图最多可占用的内存。更长的序列会以池化方式显示：每个单元格是一块位置中的最大权重。</translation>
     </message>
+    <message>
+        <source>Beam tree</source>
+        <translation>束搜索树</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -817,6 +856,22 @@
     <message>
         <source>Grammars and JSON schemas (*.gbnf *.txt *.json);;All files (*)</source>
         <translation>语法与 JSON 模式 (*.gbnf *.txt *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Beams</source>
+        <translation>束数</translation>
+    </message>
+    <message>
+        <source>1: sample with the settings below. 2 or more: beam search keeps that many continuations and answers with the most probable; the sampling settings do not apply, and the Beam tree panel shows it</source>
+        <translation>1：按下面的设置采样。2 或更多：束搜索保留这么多个续写，并以概率最高者作答；采样设置不再适用，“束搜索树”面板会展示搜索过程</translation>
+    </message>
+    <message>
+        <source>Length penalty</source>
+        <translation>长度惩罚</translation>
+    </message>
+    <message>
+        <source>Beam search scores a hypothesis by its log-probability divided by its length to this power: above 0 favours longer answers</source>
+        <translation>束搜索给假设打分：对数概率除以长度的该次幂；大于 0 时偏向更长的回答</translation>
     </message>
 </context>
 <context>
@@ -1028,6 +1083,35 @@ Click to show this head in the heat map</source>
     </message>
 </context>
 <context>
+    <name>inferlens::widgets::BeamTreeWidget</name>
+    <message numerus="yes">
+        <source>kept as a beam; %n of its continuations pruned</source>
+        <translation><numerusform>保留为束；其续写中有 %n 个被剪枝</numerusform></translation>
+    </message>
+    <message>
+        <source>pruned: other continuations were more probable</source>
+        <translation>已剪枝：其他续写的概率更高</translation>
+    </message>
+    <message>
+        <source>finished: a stop token ends this hypothesis</source>
+        <translation>已完成：停止词元结束了这个假设</translation>
+    </message>
+    <message>
+        <source>“%1” at step %2
+log p = %3 (p = %4)
+cumulative log p = %5
+%6</source>
+        <translation>第 %2 步的“%1”
+log p = %3（p = %4）
+累计 log p = %5
+%6</translation>
+    </message>
+    <message>
+        <source>prompt</source>
+        <translation>提示</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::widgets::BranchCompareWidget</name>
     <message>
         <source>%1. %2</source>
@@ -1162,6 +1246,14 @@ whole step: %5</source>
     <message>
         <source>a full multi-head cache would hold %1 (%2×)</source>
         <translation>完整多头缓存将占用 %1（%2 倍）</translation>
+    </message>
+    <message>
+        <source>all beams' caches</source>
+        <translation>所有束的缓存</translation>
+    </message>
+    <message numerus="yes">
+        <source>beam search: %1 caches, %2 more for the other %n beam(s)</source>
+        <translation><numerusform>束搜索：%1 个缓存，其余 %n 个束多占 %2</numerusform></translation>
     </message>
 </context>
 <context>
@@ -1401,6 +1493,14 @@ whole step: %5</source>
     <message>
         <source>Run the model on cpu, cuda or cuda:N (default: the Device menu's last choice).</source>
         <translation>在 cpu、cuda 或 cuda:N 上运行模型（默认：“设备”菜单上次的选择）。</translation>
+    </message>
+    <message>
+        <source>Answer by beam search with N beams.</source>
+        <translation>用 N 个束的束搜索作答。</translation>
+    </message>
+    <message>
+        <source>The answer follows this grammar (a .json file: a JSON schema).</source>
+        <translation>回答遵循此语法（.json 文件：JSON 模式）。</translation>
     </message>
 </context>
 </TS>

@@ -289,4 +289,30 @@ ZH_CN = {
     'Load a grammar': '加载语法', 'Grammars (*.gbnf *.txt);;All files (*)': '语法文件 (*.gbnf *.txt);;所有文件 (*)',
     'Grammar': '语法', 'Load…': '加载…', 'none': '无', 'The grammar allowed %1 tokens': '语法允许了 %1 个词元',
     'Grammars and JSON schemas (*.gbnf *.txt *.json);;All files (*)': '语法与 JSON 模式 (*.gbnf *.txt *.json);;所有文件 (*)',
+    'Beam tree': '束搜索树', 'Beams': '束数', 'Length penalty': '长度惩罚',
+    '1: sample with the settings below. 2 or more: beam search keeps that many continuations and '
+    'answers with the most probable; the sampling settings do not apply, and the Beam tree panel '
+    'shows it': '1：按下面的设置采样。2 或更多：束搜索保留这么多个续写，并以概率最高者作答；'
+    '采样设置不再适用，“束搜索树”面板会展示搜索过程',
+    'Beam search scores a hypothesis by its log-probability divided by its length to this power: '
+    'above 0 favours longer answers': '束搜索给假设打分：对数概率除以长度的该次幂；大于 0 时偏向更长的回答',
+    'Pruned candidates shown per beam': '每个束显示的被剪枝候选数',
+    'Each beam offers twice the width in candidates at every step; the most probable of those '
+    'pruned are drawn, dimmed': '每一步每个束提供束宽两倍的候选；被剪枝者中概率最高的几个以淡色画出',
+    'Set Beams above 1 in the sampling parameters to answer by beam search: its tree grows here, '
+    'step by step.': '在采样参数中把“束数”设为大于 1，即可用束搜索作答：搜索树会在这里逐步生长。',
+    'Beam search with %1 beams: step %2': '束搜索，%1 个束：第 %2 步',
+    'Beam search with %1 beams: %n step(s), at most %2 KV caches at once':
+        '束搜索，%1 个束：%n 步，同时最多 %2 个 KV 缓存',
+    ' (stopped)': '（已停止）', '%1. “%2” — log p %3, score %4%5': '%1. “%2” — log p %3，得分 %4%5',
+    ', unfinished': '，未完成',
+    'kept as a beam; %n of its continuations pruned': '保留为束；其续写中有 %n 个被剪枝',
+    'pruned: other continuations were more probable': '已剪枝：其他续写的概率更高',
+    'finished: a stop token ends this hypothesis': '已完成：停止词元结束了这个假设',
+    '“%1” at step %2\nlog p = %3 (p = %4)\ncumulative log p = %5\n%6':
+        '第 %2 步的“%1”\nlog p = %3（p = %4）\n累计 log p = %5\n%6',
+    'prompt': '提示', "all beams' caches": '所有束的缓存',
+    'beam search: %1 caches, %2 more for the other %n beam(s)': '束搜索：%1 个缓存，其余 %n 个束多占 %2',
+    'Answer by beam search with N beams.': '用 N 个束的束搜索作答。',
+    'The answer follows this grammar (a .json file: a JSON schema).': '回答遵循此语法（.json 文件：JSON 模式）。',
 }

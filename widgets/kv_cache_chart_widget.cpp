@@ -13,6 +13,7 @@ const QColor kHeld(0x2F, 0x6F, 0xB5);
 const QColor kAllocated(0x7F, 0xB2, 0xE0);
 const QColor kFullMultiHead(0xC0, 0x30, 0x30);
 const QColor kLimit(0x55, 0x55, 0x55);
+const QColor kBeams(0x8E, 0x44, 0xAD);
 
 // Byte counts on the value axis in KiB / MiB rather than in powers of ten.
 class ByteTicker : public QCPAxisTicker {
@@ -57,6 +58,10 @@ KvCacheChartWidget::KvCacheChartWidget(QWidget* parent) : QCustomPlot(parent) {
     fullMultiHead_->setName(tr("full multi-head cache would need"));
     fullMultiHead_->setPen(QPen(kFullMultiHead, 1.5, Qt::DashLine));
     fullMultiHead_->addToLegend();
+    allBeams_ = addGraph();
+    allBeams_->setName(tr("all beams' caches"));
+    allBeams_->setPen(QPen(kBeams, 2, Qt::DotLine));
+    allBeams_->setVisible(false);  // and out of the legend until a beam search
 
     xAxis->setLabel(tr("tokens"));
     yAxis->setLabel(tr("bytes"));
@@ -110,6 +115,11 @@ void KvCacheChartWidget::appendPoint(const KvCachePoint& point) {
     held_->addData(tokens, double(point.bytesUsed));
     allocated_->addData(tokens, double(point.bytesAllocated));
     fullMultiHead_->addData(tokens, double(point.bytesFullMultiHead));
+    allBeams_->addData(tokens, double(point.bytesAllocated + point.bytesOtherBeams));
+    if (point.beams > 1 && !allBeams_->visible()) {
+        allBeams_->setVisible(true);
+        allBeams_->addToLegend();
+    }
     if (showPerLayer_) {
         if (perLayer_.size() != point.bytesPerLayer.size()) {
             rebuildPerLayerGraphs();
@@ -126,9 +136,11 @@ void KvCacheChartWidget::appendPoint(const KvCachePoint& point) {
 
 void KvCacheChartWidget::clear() {
     points_.clear();
-    for (QCPGraph* graph : {held_, allocated_, fullMultiHead_}) {
+    for (QCPGraph* graph : {held_, allocated_, fullMultiHead_, allBeams_}) {
         graph->data()->clear();
     }
+    allBeams_->setVisible(false);
+    allBeams_->removeFromLegend();
     rebuildPerLayerGraphs();
     updateRanges();
     updateSummary();
@@ -193,8 +205,9 @@ void KvCacheChartWidget::updateRanges() {
     double tokens = 0, bytes = 0;
     for (const KvCachePoint& p : points_) {
         tokens = std::max(tokens, double(p.tokens));
-        bytes = std::max(
-            {bytes, double(p.bytesUsed), double(p.bytesAllocated), double(p.bytesFullMultiHead)});
+        bytes =
+            std::max({bytes, double(p.bytesUsed), double(p.bytesAllocated),
+                      double(p.bytesFullMultiHead), double(p.bytesAllocated + p.bytesOtherBeams)});
     }
     double right = std::max(tokens * 1.1, 16.0);
     // Once the cache is half full the wall it is heading for comes into view.
@@ -233,6 +246,12 @@ QString KvCacheChartWidget::summaryText() const {
                      .arg(formatBytes(p.bytesFullMultiHead))
                      .arg(double(p.bytesFullMultiHead) / double(p.bytesUsed), 0, 'g', 3);
     }
+    if (p.beams > 1) {
+        lines << tr("beam search: %1 caches, %2 more for the other %n beam(s)", nullptr,
+                    p.beams - 1)
+                     .arg(p.beams)
+                     .arg(formatBytes(p.bytesOtherBeams));
+    }
     return lines.join(QLatin1Char('\n'));
 }
 
@@ -242,6 +261,10 @@ std::optional<QPointF> KvCacheChartWidget::lastPoint() const {
     }
     const auto last = held_->data()->constEnd() - 1;
     return QPointF(last->key, last->value);
+}
+
+bool KvCacheChartWidget::showsBeams() const {
+    return allBeams_->visible();
 }
 
 int KvCacheChartWidget::pointCount() const {

@@ -1,7 +1,8 @@
 #pragma once
 // The KV cache panel: bytes held against tokens, with the capacity allocated so far, what a full
-// multi-head cache would need for the same tokens (the GQA/MQA saving), optionally one line per
-// layer, and a vertical line at the context limit. The current figures are written on the chart in
+// multi-head cache would need for the same tokens (the GQA/MQA saving), during a beam search what
+// all the beams' caches take together, optionally one line per layer, and a vertical line at the
+// context limit. The current figures are written on the chart in
 // binary units. A QCustomPlot itself, so that export gets vector output.
 
 #include <optional>
@@ -37,6 +38,8 @@ class KvCacheChartWidget : public QCustomPlot {
     // The last point of the "bytes held" line, (tokens, bytes), if any; the summary text.
     std::optional<QPointF> lastPoint() const;
     int pointCount() const;
+    // Whether the line of all beams' caches is drawn (a point of a beam search came).
+    bool showsBeams() const;
     QString summaryText() const;
     // The x of the context limit line when it is drawn.
     std::optional<double> contextLimitLineX() const;
@@ -55,6 +58,7 @@ class KvCacheChartWidget : public QCustomPlot {
     QCPGraph* held_ = nullptr;
     QCPGraph* allocated_ = nullptr;
     QCPGraph* fullMultiHead_ = nullptr;
+    QCPGraph* allBeams_ = nullptr;  // this cache plus the other beams' (beam search only)
     std::vector<QCPGraph*> perLayer_;
     QCPItemStraightLine* limitLine_ = nullptr;
     QCPItemText* limitText_ = nullptr;

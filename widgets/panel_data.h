@@ -79,6 +79,10 @@ struct KvCachePoint {
     qint64 bytesAllocated = 0;
     qint64 bytesFullMultiHead = 0;      // what the same tokens would take without GQA/MQA sharing
     std::vector<qint64> bytesPerLayer;  // used, per layer (may be empty)
+    // During a beam search: the caches of the other beams (each beam has its own) and how many
+    // beams there are; 0 and 1 otherwise.
+    qint64 bytesOtherBeams = 0;
+    int beams = 1;
 };
 
 // Time of one step of the outer loop, split over the inner loop's layers.
@@ -106,6 +110,19 @@ struct LensSnapshot {
     int step = 0;
     int position = 0;  // the token whose hidden states these are
     std::vector<LensLayer> layers;
+};
+
+// One node of a beam search's tree: a token appended to a parent node (−1: the prompt). Ids count
+// from 0 in the order the search considered them, so a parent always comes before its children.
+struct BeamTreeNode {
+    enum class Fate { Kept, Pruned, Finished };  // kept as a beam; pruned; ended by a stop token
+    int id = 0;
+    int parent = -1;
+    int step = 1;  // depth: 1 for the first new token
+    QString label;
+    double tokenLogProbability = 0;  // log p(token | the parent's sequence)
+    double logProbability = 0;       // of the whole continuation
+    Fate fate = Fate::Pruned;
 };
 
 // The KV cache on/off experiment: seconds (and FLOPs) per generated token with and without the

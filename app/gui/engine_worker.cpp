@@ -8,6 +8,7 @@
 #include "backend/devices.h"
 #include "core/dtype.h"
 #include "core/error.h"
+#include "decoding/beam_search.h"
 #include "generator.h"
 #include "models/memory_estimate.h"
 #include "models/model.h"
@@ -118,6 +119,11 @@ EngineWorker::~EngineWorker() = default;
 void EngineWorker::setStopStrings(std::vector<std::string> stops) {
     const std::lock_guard lock(samplingMutex_);
     stopStrings_ = std::move(stops);
+}
+
+void EngineWorker::setBeamChoice(BeamChoice choice) {
+    const std::lock_guard lock(samplingMutex_);
+    beams_ = choice;
 }
 
 void EngineWorker::setSampling(const SamplingParams& params) {
@@ -293,6 +299,15 @@ void EngineWorker::branch(int samplingStep, int forcedId, int maxNewTokens) {
 }
 
 void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens) {
+    BeamChoice beams;
+    {
+        const std::lock_guard lock(samplingMutex_);
+        beams = beams_;
+    }
+    if (beams.width > 1) {
+        runBeamSearch(sequence, promptTokens, maxNewTokens, beams);
+        return;
+    }
     control_.clearCancel();
     ProbeSet probes;
     probes.add(probe_.get());
@@ -351,14 +366,108 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
     const std::vector<int32_t>& stops = chat_->stopIds();
     const Generation result =
         generator.generate(sequence.ids(), maxNewTokens, chooser, {stops.begin(), stops.end()});
-    lastTokens_ = generator.history();
-    lastRun_ = {sequence, sequence.tokens.size(), promptTokens};
-    for (const int32_t id : result.tokens)
-        tokenizer_->appendGenerated(lastRun_.info, id);
+    rememberRun(sequence, promptTokens, generator.history(), result.tokens);
     if (traceFile && std::fclose(traceFile.release()) == 0)
         emit traceRecorded(trace_->fileName());
     emit generationFinished(chooser.finish(), QString::fromUtf8(finishReasonName(result.reason)),
                             true);
+}
+
+void EngineWorker::rememberRun(const TokenizationInfo& sequence, size_t promptTokens,
+                               std::vector<int32_t> history, std::span<const int32_t> generated) {
+    lastTokens_ = std::move(history);
+    lastRun_ = {sequence, sequence.tokens.size(), promptTokens};
+    for (const int32_t id : generated)
+        tokenizer_->appendGenerated(lastRun_.info, id);
+}
+
+void EngineWorker::runBeamSearch(const TokenizationInfo& sequence, size_t promptTokens,
+                                 int maxNewTokens, BeamChoice choice) {
+    control_.clearCancel();
+    probe_->setGeneratedFrom(promptTokens);
+    ProbeSet probes;
+    probes.add(probe_.get());
+    probes.tokenized(sequence);  // the token strip shows the prompt
+    emit beamSearchStarted(choice.width);
+
+    const std::vector<int32_t> prompt = sequence.ids();
+    BeamSearchOptions options;
+    options.width = choice.width;
+    options.lengthPenalty = choice.lengthPenalty;
+    options.maxNewTokens = std::min<int64_t>(
+        maxNewTokens, std::max<int64_t>(1, backend_->contextSize() - int64_t(prompt.size())));
+    options.stopIds = chat_->stopIds();
+    options.sampleableCount = tokenizer_->tokenCount();
+    options.onStep = [&](std::span<const BeamNode> nodes) {
+        std::vector<widgets::BeamTreeNode> tree;
+        tree.reserve(nodes.size());
+        for (const BeamNode& node : nodes)
+            tree.push_back(beamTreeNode(node, probe_->chipFor(node.token, true)));
+        emit beamStep(tree);
+        // The beams' caches all hold the same number of tokens; the one in use speaks for them.
+        widgets::KvCachePoint point = kvCachePoint(backend_->cacheStats());
+        point.beams = choice.width;
+        point.bytesOtherBeams = backend_->otherSlotsBytes();
+        emit kvCache(point);
+        // Pause holds the search between steps; a step (layer or token) lets one more through.
+        const bool go = control_.checkpoint();
+        control_.tokenChosen();
+        return go;
+    };
+    BackendBeamScorer scorer(*backend_);
+    BeamSearchResult result;
+    const auto singleCache = [this] {
+        backend_->useCacheSlot(0);
+        backend_->setCacheSlots(1);
+        backend_->clearCache();
+    };
+    try {
+        result = beamSearch(scorer, prompt, options);
+    } catch (...) {
+        singleCache();
+        throw;
+    }
+    singleCache();
+
+    BeamSearchSummary summary;
+    summary.steps = result.steps;
+    summary.cachesUsed = result.slotsUsed;
+    summary.stopped = result.stopped;
+    const auto answerTokens = [](const BeamHypothesis& h) {
+        std::vector<int32_t> tokens = h.tokens;
+        if (h.finished)
+            tokens.pop_back();  // the stop token
+        return tokens;
+    };
+    for (const BeamHypothesis& h : result.hypotheses)
+        summary.hypotheses.push_back({QString::fromStdString(tokenizer_->decode(answerTokens(h))),
+                                      h.logProbability, h.score, h.finished});
+    std::vector<int32_t> best;
+    if (!result.hypotheses.empty()) {
+        summary.winner = result.hypotheses.front().node;
+        best = result.hypotheses.front().tokens;
+    }
+    emit beamSearchFinished(summary);
+
+    // The winner streams into the chat as a sampled answer would.
+    StreamingDetokenizer detokenizer(*tokenizer_);
+    const std::vector<int32_t>& stops = chat_->stopIds();
+    QString answer;
+    for (const int32_t id : best) {
+        const bool stop = std::find(stops.begin(), stops.end(), id) != stops.end();
+        const QString text = stop ? QString() : QString::fromStdString(detokenizer.push(id));
+        answer += text;
+        emit tokenGenerated(probe_->chipFor(id, true), text);
+    }
+    answer += QString::fromStdString(detokenizer.flush());
+    std::vector<int32_t> history = prompt;
+    history.insert(history.end(), best.begin(), best.end());
+    rememberRun(sequence, promptTokens, std::move(history), best);
+    const bool finished = !result.hypotheses.empty() && result.hypotheses.front().finished;
+    const FinishReason reason = result.stopped ? FinishReason::Cancelled
+                                : finished     ? FinishReason::EndOfSequence
+                                               : FinishReason::MaxTokens;
+    emit generationFinished(answer, QString::fromUtf8(finishReasonName(reason)), true);
 }
 
 void EngineWorker::recomputeAttention(int layer, quint64 serial) {
@@ -455,6 +564,8 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<widgets::KvExperimentData>();
     qRegisterMetaType<ChatTurn>();
     qRegisterMetaType<QList<ChatTurn>>();
+    qRegisterMetaType<BeamSearchSummary>();
+    qRegisterMetaType<std::vector<widgets::BeamTreeNode>>();
     qRegisterMetaType<std::vector<widgets::TokenChip>>();
     qRegisterMetaType<widgets::TokenChip>();
     qRegisterMetaType<widgets::AttentionMatrix>();

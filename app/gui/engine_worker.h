@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "generation_control.h"
@@ -81,6 +82,27 @@ struct RetainedStep {
 // parameters). Cheap enough for the UI thread: one pass over the vocabulary.
 widgets::SamplingStep previewStep(const RetainedStep& step, const SamplingParams& params);
 
+// How the next answers are decoded: sampled (width 1) or by beam search (decoding/beam_search.h).
+struct BeamChoice {
+    int width = 1;
+    double lengthPenalty = 1.0;
+};
+
+// A finished beam search: the winning node of the tree and the hypotheses, best first.
+struct BeamSearchSummary {
+    struct Hypothesis {
+        QString text;
+        double logProbability = 0;
+        double score = 0;
+        bool finished = false;  // ended with a stop token (else the budget ran out)
+    };
+    int winner = -1;
+    qint64 steps = 0;
+    int cachesUsed = 0;  // KV caches the search held at once
+    bool stopped = false;
+    QList<Hypothesis> hypotheses;
+};
+
 // One chat turn: user (true) or assistant.
 struct ChatTurn {
     bool user = true;
@@ -99,6 +121,8 @@ class EngineWorker : public QObject {
     void setSampling(const SamplingParams& params);
     // Stop strings for the generations that start from now on.
     void setStopStrings(std::vector<std::string> stops);
+    // Sampling or beam search, for the generations that start from now on.
+    void setBeamChoice(BeamChoice choice);
     void selectHead(int layer, int head);
     // Cancels a load in progress (its weights are being read); the previous model stays.
     void cancelLoad() { loadCancelled_.store(true); }
@@ -148,12 +172,24 @@ class EngineWorker : public QObject {
                               const QString& error);
     // A recomputation ended: complete, or cancelled / failed (then `message` says why).
     void attentionRecomputed(int layer, bool complete, const QString& message);
+    // A beam search instead of sampling: the tree grows by one step's nodes at a time, then the
+    // best hypothesis streams out as tokenGenerated and the summary comes before
+    // generationFinished.
+    void beamSearchStarted(int width);
+    void beamStep(const std::vector<inferlens::widgets::BeamTreeNode>& nodes);
+    void beamSearchFinished(const inferlens::gui::BeamSearchSummary& summary);
     // reason: "eos", "max tokens", "context full", "cancelled", or an error message.
     void generationFinished(const QString& answer, const QString& reason, bool ok);
 
   private:
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
     void run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens);
+    // run() by beam search (the sampling panel's settings do not apply).
+    void runBeamSearch(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens,
+                       BeamChoice choice);
+    // What a finished run leaves for branches, experiments and recomputations.
+    void rememberRun(const TokenizationInfo& sequence, size_t promptTokens,
+                     std::vector<int32_t> history, std::span<const int32_t> generated);
     std::optional<SamplingParams> takePendingSampling();
     void retain(std::shared_ptr<const RetainedStep> step);
 
@@ -181,6 +217,7 @@ class EngineWorker : public QObject {
     std::mutex samplingMutex_;
     SamplingParams sampling_;
     std::vector<std::string> stopStrings_;
+    BeamChoice beams_;
     std::shared_ptr<const std::vector<std::string>> tokenTexts_;  // of the model loaded
     bool samplingChanged_ = false;
     // Written by the UI thread (selectHead), read by the engine's.
@@ -218,3 +255,4 @@ Q_DECLARE_METATYPE(inferlens::gui::AttentionOverview)
 Q_DECLARE_METATYPE(inferlens::widgets::LensSnapshot)
 Q_DECLARE_METATYPE(inferlens::widgets::KvExperimentData)
 Q_DECLARE_METATYPE(inferlens::gui::ChatTurn)
+Q_DECLARE_METATYPE(inferlens::gui::BeamSearchSummary)

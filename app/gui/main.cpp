@@ -65,8 +65,15 @@ int main(int argc, char** argv) {
         "device");
     const QCommandLineOption tourStep(
         "tour-step", QApplication::translate("main", "Show step N of the guided tour."), "n");
+    const QCommandLineOption beams(
+        "beams", QApplication::translate("main", "Answer by beam search with N beams."), "n");
+    const QCommandLineOption grammar(
+        "grammar",
+        QApplication::translate("main",
+                                "The answer follows this grammar (a .json file: a JSON schema)."),
+        "file");
     parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, panels, lens,
-                       kvExperiment, tourStep, device, languageOption});
+                       kvExperiment, tourStep, device, beams, grammar, languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;
@@ -81,6 +88,8 @@ int main(int argc, char** argv) {
     options.kvExperiment = parser.value(kvExperiment).toInt();
     options.device = parser.value(device);
     options.tourStep = parser.value(tourStep).toInt();
+    options.beams = parser.value(beams).toInt();
+    options.grammar = parser.value(grammar);
 
     inferlens::gui::MainWindow window(options);
     window.resize(1600, 1000);

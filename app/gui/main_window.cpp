@@ -31,6 +31,7 @@
 #include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
 #include "attention_overview_widget.h"
+#include "beam_tree_panel.h"
 #include "branch_compare_widget.h"
 #include "chat_view.h"
 #include "core/error.h"
@@ -77,6 +78,13 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     buildTeachingDocks();
     if (options_.maxTokens > 0)
         sampling_->setMaxNewTokens(options_.maxTokens);
+    if (options_.beams > 0)
+        sampling_->setBeamWidth(options_.beams);
+    QString grammarError;
+    if (!options_.grammar.isEmpty() && !sampling_->loadGrammarFile(options_.grammar, &grammarError))
+        QMetaObject::invokeMethod(
+            this, [this, grammarError] { finishHeadlessRun(false, grammarError); },
+            Qt::QueuedConnection);
 
     EngineWorker* worker = session_->worker();
     connect(worker, &EngineWorker::loadPlanned, this, &MainWindow::onLoadPlanned);
@@ -106,6 +114,12 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     connect(worker, &EngineWorker::sampling, this, &MainWindow::onSampling);
     connect(worker, &EngineWorker::loopTiming, this, &MainWindow::onLoopTiming);
     connect(worker, &EngineWorker::generationFinished, this, &MainWindow::onGenerationFinished);
+    connect(worker, &EngineWorker::beamSearchStarted, this, [this](int width) {
+        beamTree_->begin(width);
+        beamTreeDock_->raise();  // the sampling panels have nothing to show meanwhile
+    });
+    connect(worker, &EngineWorker::beamStep, beamTree_, &BeamTreePanel::appendStep);
+    connect(worker, &EngineWorker::beamSearchFinished, beamTree_, &BeamTreePanel::finish);
     connect(worker, &EngineWorker::traceRecorded, this, [this](const QString& path) {
         tracePath_ = path;
         exportTraceAction_->setEnabled(true);
@@ -460,6 +474,10 @@ void MainWindow::buildPanels() {
         addDock([] { return tr("Branches"); }, QStringLiteral("branchesDock"), branches_,
                 Qt::BottomDockWidgetArea);
     tabifyDockWidget(loopDock, branchesDock);
+    beamTree_ = new BeamTreePanel;
+    beamTreeDock_ = addDock([] { return tr("Beam tree"); }, QStringLiteral("beamTreeDock"),
+                            beamTree_, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(loopDock, beamTreeDock_);
     loopDock->raise();
     connect(samplingChart_, &widgets::SamplingChartWidget::candidateClicked, this,
             &MainWindow::forceCandidate);
@@ -713,6 +731,7 @@ bool MainWindow::beginRun(bool chatAnswer) {
     replayPath_.clear();
     exportTraceAction_->setEnabled(false);
     chat_->setBusy(true, chatAnswer);
+    session_->worker()->setBeamChoice({sampling_->beamWidth(), sampling_->lengthPenalty()});
     kvChart_->clear();
     loopGrid_->clear();
     samplingChart_->clear();

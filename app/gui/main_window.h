@@ -35,6 +35,7 @@ class BranchCompareWidget;
 
 namespace inferlens::gui {
 
+class BeamTreePanel;
 class ChatView;
 class SamplingControls;
 class StallMonitor;
@@ -55,6 +56,8 @@ struct StartupOptions {
     int kvExperiment = 0;    // after the generation, run the KV on/off experiment (tokens)
     int tourStep = 0;        // the guided tour's step on show (1-based; 0: the first)
     QString device;          // "cpu", "cuda", "cuda:N"; empty: the last one chosen (Device menu)
+    int beams = 0;           // answer by beam search with this many beams (0: the panel's value)
+    QString grammar;         // a grammar file (.json: a JSON schema) the answer must follow
 };
 
 class MainWindow : public QMainWindow {
@@ -83,6 +86,7 @@ class MainWindow : public QMainWindow {
     widgets::SamplingChartWidget* samplingChart() const { return samplingChart_; }
     widgets::DoubleLoopGridWidget* loopGrid() const { return loopGrid_; }
     widgets::BranchCompareWidget* branches() const { return branches_; }
+    BeamTreePanel* beamTree() const { return beamTree_; }
     TeachingViews* teaching() const { return teaching_; }
     // The dock a tour step highlighted last (its object name).
     QString highlightedPanel() const { return highlightedPanel_; }
@@ -187,6 +191,8 @@ class MainWindow : public QMainWindow {
     QWidget* kvPanel_;  // the chart and the MQA/GQA lesson under it
     widgets::DoubleLoopGridWidget* loopGrid_;
     widgets::BranchCompareWidget* branches_;
+    BeamTreePanel* beamTree_;
+    QDockWidget* beamTreeDock_;
 
     std::optional<ModelSummary> model_;
     std::optional<LoadPlan> plan_;

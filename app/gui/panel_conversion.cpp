@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <cmath>
 
+#include "display_text.h"
+
 namespace inferlens::gui {
 
 std::vector<widgets::TokenChip> promptChips(const TokenizationInfo& info) {
@@ -118,6 +120,29 @@ widgets::KvCachePoint kvCachePoint(const KvCacheStats& stats) {
     point.bytesFullMultiHead = stats.bytesUsedFullMultiHead;
     point.bytesPerLayer.assign(stats.bytesUsedPerLayer.begin(), stats.bytesUsedPerLayer.end());
     return point;
+}
+
+widgets::BeamTreeNode beamTreeNode(const BeamNode& node, const widgets::TokenChip& chip) {
+    widgets::BeamTreeNode out;
+    out.id = node.id;
+    out.parent = node.parent;
+    out.step = int(node.step);
+    out.label =
+        widgets::visibleWhitespace(widgets::tokenDisplayText(chip.piece, chip.bytes, chip.special));
+    out.tokenLogProbability = node.tokenLogProbability;
+    out.logProbability = node.logProbability;
+    switch (node.fate) {
+        case BeamNode::Fate::Kept:
+            out.fate = widgets::BeamTreeNode::Fate::Kept;
+            break;
+        case BeamNode::Fate::Pruned:
+            out.fate = widgets::BeamTreeNode::Fate::Pruned;
+            break;
+        case BeamNode::Fate::Finished:
+            out.fate = widgets::BeamTreeNode::Fate::Finished;
+            break;
+    }
+    return out;
 }
 
 }  // namespace inferlens::gui

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "decoding/beam_search.h"
 #include "kv_cache.h"
 #include "panel_data.h"
 #include "probe.h"
@@ -34,5 +35,8 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
 widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event);
 
 widgets::KvCachePoint kvCachePoint(const KvCacheStats& stats);
+
+// A beam search's node, labelled with its token as the token strip shows `chip` (the node's).
+widgets::BeamTreeNode beamTreeNode(const BeamNode& node, const widgets::TokenChip& chip);
 
 }  // namespace inferlens::gui

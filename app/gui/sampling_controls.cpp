@@ -24,6 +24,30 @@ namespace inferlens::gui {
 SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
     auto* form = new QFormLayout(this);
     const SamplingParams defaults;
+    // Decoding: sampling (one beam) or beam search, which the sampler's settings do not touch.
+    beams_ = new QSpinBox;
+    beams_->setRange(1, 16);
+    lengthPenalty_ = new QDoubleSpinBox;
+    lengthPenalty_->setRange(0, 4);
+    lengthPenalty_->setSingleStep(0.1);
+    lengthPenalty_->setDecimals(1);
+    lengthPenalty_->setValue(1.0);
+    auto* beamsLabel = new QLabel;
+    auto* lengthLabel = new QLabel;
+    form->addRow(beamsLabel, beams_);
+    form->addRow(lengthLabel, lengthPenalty_);
+    texts_.add([=, this] {
+        beamsLabel->setText(tr("Beams"));
+        beams_->setToolTip(
+            tr("1: sample with the settings below. 2 or more: beam search keeps "
+               "that many continuations and answers with the most probable; the "
+               "sampling settings do not apply, and the Beam tree panel shows it"));
+        lengthLabel->setText(tr("Length penalty"));
+        lengthPenalty_->setToolTip(
+            tr("Beam search scores a hypothesis by its log-probability "
+               "divided by its length to this power: above 0 favours "
+               "longer answers"));
+    });
     temperature_ = addRow(
         form, [] { return tr("Temperature"); }, 0, 2, 0.05, 2, defaults.temperature);
     topK_ = addRow(
@@ -76,21 +100,9 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
         const QString path = QFileDialog::getOpenFileName(
             this, tr("Load a grammar"), QString(),
             tr("Grammars and JSON schemas (*.gbnf *.txt *.json);;All files (*)"));
-        if (path.isEmpty())
-            return;
-        QFile file(path);
-        try {
-            if (!file.open(QIODevice::ReadOnly))
-                throw Error(path.toStdString() + ": cannot read the file");
-            // A .json file is a JSON schema, turned into its grammar.
-            const QByteArray text = file.readAll();
-            setGrammar(path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
-                           ? QString::fromStdString(grammarFromJsonSchema(text.toStdString()))
-                           : QString::fromUtf8(text),
-                       QFileInfo(path).fileName());
-        } catch (const Error& error) {
-            QMessageBox::warning(this, tr("Grammar"), QString::fromUtf8(error.what()));
-        }
+        QString error;
+        if (!path.isEmpty() && !loadGrammarFile(path, &error))
+            QMessageBox::warning(this, tr("Grammar"), error);
     });
     connect(clearGrammar, &QPushButton::clicked, this, [this] { setGrammar({}, {}); });
     texts_.add([=, this] {
@@ -110,6 +122,35 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
     for (QLineEdit* field : {logitBias_, banned_})
         connect(field, &QLineEdit::editingFinished, this, [this] { emit paramsChanged(params()); });
     connect(minNewTokens_, &QSpinBox::valueChanged, this, [this] { emit paramsChanged(params()); });
+
+    // What beam search ignores is greyed out while it is chosen.
+    for (QWidget* field : std::initializer_list<QWidget*>{
+             temperature_->parentWidget(), topK_->parentWidget(), topP_->parentWidget(),
+             minP_->parentWidget(), repeatPenalty_->parentWidget(),
+             frequencyPenalty_->parentWidget(), presencePenalty_->parentWidget(), seed_, logitBias_,
+             banned_, minNewTokens_, stops_, grammarRow})
+        samplerOnly_.push_back(field);
+    connect(beams_, &QSpinBox::valueChanged, this, [this] { updateDecodingMode(); });
+    updateDecodingMode();
+}
+
+void SamplingControls::updateDecodingMode() {
+    const bool sampling = beams_->value() == 1;
+    for (QWidget* field : samplerOnly_)
+        field->setEnabled(sampling);
+    lengthPenalty_->setEnabled(!sampling);
+}
+
+int SamplingControls::beamWidth() const {
+    return beams_->value();
+}
+
+double SamplingControls::lengthPenalty() const {
+    return lengthPenalty_->value();
+}
+
+void SamplingControls::setBeamWidth(int width) {
+    beams_->setValue(width);
 }
 
 namespace {
@@ -140,6 +181,24 @@ void SamplingControls::setBannedText(const QString& text) {
 
 void SamplingControls::setStopText(const QString& text) {
     stops_->setText(text);
+}
+
+bool SamplingControls::loadGrammarFile(const QString& path, QString* error) {
+    QFile file(path);
+    try {
+        if (!file.open(QIODevice::ReadOnly))
+            throw Error(path.toStdString() + ": cannot read the file");
+        // A .json file is a JSON schema, turned into its grammar.
+        const QByteArray text = file.readAll();
+        setGrammar(path.endsWith(QLatin1String(".json"), Qt::CaseInsensitive)
+                       ? QString::fromStdString(grammarFromJsonSchema(text.toStdString()))
+                       : QString::fromUtf8(text),
+                   QFileInfo(path).fileName());
+        return true;
+    } catch (const Error& e) {
+        *error = QString::fromUtf8(e.what());
+        return false;
+    }
 }
 
 void SamplingControls::setGrammar(const QString& text, const QString& name) {

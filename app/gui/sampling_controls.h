@@ -1,9 +1,9 @@
 #pragma once
-// The sampling panel: every parameter of the sampler chain as a slider with a spin box, then the
-// logit processors as text fields (logit bias "ID=V, ID=V"; banned texts and stop strings
-// separated by "|") and the minimum length. Emits the whole parameter set on every change; the
-// worker applies it from the next token, even in the middle of a generation. Stop strings apply
-// to the next generation.
+// The sampling panel: beam search or sampling first, then every parameter of the sampler chain as
+// a slider with a spin box, then the logit processors as text fields (logit bias "ID=V, ID=V";
+// banned texts and stop strings separated by "|") and the minimum length. Emits the whole parameter
+// set on every change; the worker applies it from the next token, even in the middle of a
+// generation. Stop strings apply to the next generation.
 
 #include <QWidget>
 #include <functional>
@@ -30,6 +30,11 @@ class SamplingControls : public QWidget {
     int maxNewTokens() const;
     void setMaxNewTokens(int tokens);
     void setTemperature(double temperature);
+    // Beam search instead of sampling when the width is above 1 (the sampler's fields are greyed
+    // out then: they do not apply).
+    int beamWidth() const;
+    double lengthPenalty() const;
+    void setBeamWidth(int width);
     // The stop strings typed (not part of the sampler: the generation ends where one appears).
     std::vector<std::string> stopStrings() const;
     // Setters for the processor fields (tests, and typing them in).
@@ -40,6 +45,8 @@ class SamplingControls : public QWidget {
     // A grammar the output must follow (grammar/grammar.h); throws Error if it does not compile,
     // keeping the one before. An empty text turns it off.
     void setGrammar(const QString& text, const QString& name);
+    // The grammar in a file (a .json file is a JSON schema); false with the reason in `error`.
+    bool loadGrammarFile(const QString& path, QString* error);
     // The logit-bias entries that do not parse, with why (empty: all do).
     QString logitBiasProblem() const { return biasProblem_; }
 
@@ -50,9 +57,13 @@ class SamplingControls : public QWidget {
     void changeEvent(QEvent* event) override;
 
   private:
+    void updateDecodingMode();
     QDoubleSpinBox* addRow(QFormLayout* form, std::function<QString()> label, double min,
                            double max, double step, int decimals, double value);
 
+    QSpinBox* beams_;
+    QDoubleSpinBox* lengthPenalty_;
+    std::vector<QWidget*> samplerOnly_;
     QDoubleSpinBox* temperature_;
     QDoubleSpinBox* topK_;
     QDoubleSpinBox* topP_;

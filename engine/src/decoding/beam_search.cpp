@@ -58,7 +58,8 @@ void BackendBeamScorer::run(std::span<const int32_t> tokens, std::span<float> lo
     backend_.finishStep(logits, 1);
 }
 
-void BackendBeamScorer::start(std::span<const int32_t> prompt, int slotCount, std::span<float> logits) {
+void BackendBeamScorer::start(std::span<const int32_t> prompt, int slotCount,
+                              std::span<float> logits) {
     backend_.setCacheSlots(slotCount);
     for (int slot = slotCount - 1; slot >= 0; --slot) {
         backend_.useCacheSlot(slot);
@@ -129,6 +130,7 @@ BeamSearchResult beamSearch(BeamScorer& scorer, std::span<const int32_t> prompt,
         }
         std::sort(extensions.begin(), extensions.end(), betterExtension);
 
+        const size_t firstOfStep = result.nodes.size();
         std::vector<Beam> next;
         std::vector<size_t> parents;  // index into `beams` of each next beam's parent
         for (size_t rank = 0; rank < extensions.size(); ++rank) {
@@ -154,8 +156,10 @@ BeamSearchResult beamSearch(BeamScorer& scorer, std::span<const int32_t> prompt,
             result.nodes.push_back(node);
         }
 
-        // The budget is spent: the live beams are hypotheses as they are.
-        if (step == options.maxNewTokens) {
+        result.stopped =
+            options.onStep && !options.onStep(std::span(result.nodes).subspan(firstOfStep));
+        // The budget is spent (or the caller stops): the live beams are hypotheses as they are.
+        if (step == options.maxNewTokens || result.stopped) {
             for (const Beam& beam : next)
                 done.push_back(
                     {beam.tokens, beam.logProbability,

@@ -18,6 +18,7 @@
 // or finished.
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -52,16 +53,6 @@ class BackendBeamScorer final : public BeamScorer {
     ForwardBackend& backend_;
 };
 
-struct BeamSearchOptions {
-    int width = 4;
-    int nBest = 0;  // hypotheses returned; 0: width
-    double lengthPenalty = 1.0;
-    bool earlyStopping = true;
-    int64_t maxNewTokens = 64;
-    std::vector<int32_t> stopIds;  // tokens that finish a hypothesis
-    int64_t sampleableCount = 0;   // ids below it may be chosen; 0: the whole vocabulary
-};
-
 // One node of the search tree: a token appended to a parent node (-1: the prompt).
 struct BeamNode {
     enum class Fate { Kept, Pruned, Finished };
@@ -72,6 +63,20 @@ struct BeamNode {
     double logProbability = 0;       // of the whole continuation
     int64_t step = 0;                // depth: 1 for the first new token
     Fate fate = Fate::Pruned;
+};
+
+struct BeamSearchOptions {
+    int width = 4;
+    int nBest = 0;  // hypotheses returned; 0: width
+    double lengthPenalty = 1.0;
+    bool earlyStopping = true;
+    int64_t maxNewTokens = 64;
+    std::vector<int32_t> stopIds;  // tokens that finish a hypothesis
+    int64_t sampleableCount = 0;   // ids below it may be chosen; 0: the whole vocabulary
+    // Called after every step with the nodes it added (the tree as it grows). Returning false
+    // stops the search there, as if the budget were spent: the live beams become unfinished
+    // hypotheses (BeamSearchResult::stopped).
+    std::function<bool(std::span<const BeamNode> stepNodes)> onStep;
 };
 
 struct BeamHypothesis {
@@ -86,7 +91,8 @@ struct BeamSearchResult {
     std::vector<BeamHypothesis> hypotheses;  // best score first, at most nBest
     std::vector<BeamNode> nodes;             // every candidate considered, in order of steps
     int64_t steps = 0;
-    int slotsUsed = 0;  // KV caches the search needed at once
+    int slotsUsed = 0;     // KV caches the search needed at once
+    bool stopped = false;  // onStep asked to stop
 };
 
 // Throws Error for a width below 1 or an empty prompt.
