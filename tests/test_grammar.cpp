@@ -270,6 +270,77 @@ class TestGrammar : public QObject {
         QVERIFY(checked > 1000);
     }
 
+    void theMaskAgreesWithBruteForceInsideAString() {
+        // A string-like language: inside the brackets a, b and space loop back to the same state,
+        // so whole subtrees of the vocabulary are decided at once; with budgets of 1 and 2 tokens
+        // left, a token must also leave room to close (one byte per token).
+        const GrammarStage stage("root ::= \"<\" [ab ]* \">\"");
+        const auto complete = [](const std::string& t) {
+            return t.size() >= 2 && t.front() == '<' && t.back() == '>' &&
+                   t.find_first_not_of("ab ", 1) == t.size() - 1;
+        };
+        const auto open = [](const std::string& t) {
+            return !t.empty() && t.front() == '<' && t.find_first_not_of("ab ", 1) == std::string::npos;
+        };
+        const auto distance = [&](const std::string& t) {  // -1: not a prefix
+            return complete(t) ? 0 : open(t) ? 1 : t.empty() ? 2 : -1;
+        };
+        std::vector<std::string> texts{"", ""};  // a special standing for nothing, the end token
+        const std::string loop = "ab ";
+        std::string current;
+        std::vector<std::string> pure;
+        const std::function<void()> strings = [&] {
+            if (!current.empty())
+                pure.push_back(current);
+            if (current.size() == 4)
+                return;
+            for (char c : loop) {
+                current.push_back(c);
+                strings();
+                current.pop_back();
+            }
+        };
+        strings();
+        texts.insert(texts.end(), pure.begin(), pure.end());
+        for (const char* other : {"<", ">", "<a", "b>", "a>", "> ", "<<", "ab>", " <", "<ab b"})
+            texts.push_back(other);
+        const std::vector<int32_t> stops{1};
+        std::mt19937 random(9);
+        int checked = 0, allowedSeen = 0;
+        for (int round = 0; round < 60; ++round) {
+            std::vector<int32_t> history{0};  // a one-token prompt
+            std::string text;
+            for (int t = 0, n = round % 4; t < n; ++t) {
+                const std::vector<uint8_t> allowed = stage.allowedTokens({history, 1, stops, &texts});
+                std::vector<int32_t> choices;
+                for (size_t id = 2; id < texts.size(); ++id)
+                    if (allowed[id] && !complete(text + texts[id]))
+                        choices.push_back(int32_t(id));
+                if (choices.empty())
+                    break;
+                history.push_back(choices[random() % choices.size()]);
+                text += texts[size_t(history.back())];
+            }
+            for (const int64_t left : {int64_t(-1), int64_t(1), int64_t(2)}) {
+                SamplerContext context{history, 1, stops, &texts};
+                context.maxNewTokens = left < 0 ? -1 : context.newTokens() + left;
+                const std::vector<uint8_t> allowed = stage.allowedTokens(context);
+                for (size_t id = 2; id < texts.size(); ++id) {
+                    const int d = distance(text + texts[id]);
+                    const bool expected = d >= 0 && (left < 0 || d <= left - 1);
+                    if (bool(allowed[id]) != expected)
+                        QFAIL(qPrintable(QString("after '%1', token '%2', %3 left")
+                                             .arg(text.c_str(), texts[id].c_str())
+                                             .arg(left)));
+                    allowedSeen += expected ? 1 : 0;
+                    ++checked;
+                }
+            }
+        }
+        QVERIFY(checked > 10000);
+        QVERIFY(allowedSeen > 1000);
+    }
+
     void aGrammarNoTokenCanFollowIsAnError() {
         const std::vector<std::string> texts{"a", "b", "c"};
         CandidateSet candidates(std::vector<float>(3, 0.0f));

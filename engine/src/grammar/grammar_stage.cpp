@@ -43,6 +43,7 @@ void GrammarStage::buildTrie(const std::vector<std::string>& texts) const {
             nodes[size_t(node)].ids.push_back(int32_t(id));
     }
     trie_.assign(nodes.size(), TrieNode{});
+    subtreeBytes_.assign(nodes.size(), ByteSet{});
     edges_.clear();
     trieIds_.clear();
     uint32_t placed = 1;  // the root is node 0
@@ -50,13 +51,20 @@ void GrammarStage::buildTrie(const std::vector<std::string>& texts) const {
         Building& node = nodes[size_t(from)];
         std::sort(node.children.begin(), node.children.end());
         trie_[to] = {uint32_t(edges_.size()), uint32_t(node.children.size()),
-                     uint32_t(trieIds_.size()), uint32_t(node.ids.size())};
+                     uint32_t(trieIds_.size()), uint32_t(node.ids.size()), 0};
         trieIds_.insert(trieIds_.end(), node.ids.begin(), node.ids.end());
         const size_t first = edges_.size();
         for (const auto& [byte, child] : node.children)
             edges_.push_back({byte, placed++});
-        for (size_t i = 0; i < node.children.size(); ++i)
-            flatten(node.children[i].second, edges_[first + i].child);
+        for (size_t i = 0; i < node.children.size(); ++i) {
+            const TrieEdge edge = edges_[first + i];
+            flatten(node.children[i].second, edge.child);
+            ByteSet& bytes = subtreeBytes_[to];
+            bytes[edge.byte >> 6] |= uint64_t(1) << (edge.byte & 63);
+            for (size_t word = 0; word < bytes.size(); ++word)
+                bytes[word] |= subtreeBytes_[edge.child][word];
+        }
+        trie_[to].subtreeIdEnd = uint32_t(trieIds_.size());
     };
     flatten(0, 0);
     trieTexts_ = &texts;
@@ -84,6 +92,8 @@ int GrammarStage::intern(GrammarMatcher::State state) const {
         distances_.push_back(kUnknown);
         midCharacter_.push_back(states_.back().missing > 0 ? 1 : 0);
         continuable_.push_back(-1);
+        selfLoops_.emplace_back();
+        selfLoopsKnown_.push_back(0);
     }
     return found->second;
 }
@@ -115,7 +125,30 @@ bool GrammarStage::continuable(int state) const {
     return continuable_[size_t(state)] == 1;
 }
 
-void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const {
+const GrammarStage::ByteSet& GrammarStage::selfLoops(int state) const {
+    if (!selfLoopsKnown_[size_t(state)]) {
+        ByteSet loops{};
+        for (int byte = 0; byte < 256; ++byte)
+            if (next(state, uint8_t(byte)) == state)
+                loops[size_t(byte >> 6)] |= uint64_t(1) << (byte & 63);
+        selfLoops_[size_t(state)] = loops;  // after the calls: interning grows the vector
+        selfLoopsKnown_[size_t(state)] = 1;
+    }
+    return selfLoops_[size_t(state)];
+}
+
+bool GrammarStage::Budget::allows(int64_t needed) {
+    if (left < 0)
+        return true;
+    if (needed > left - 1) {
+        cut = true;
+        return false;
+    }
+    largestNeeded = std::max(largestNeeded, needed);
+    return true;
+}
+
+void GrammarStage::walk(int node, int state, Budget& budget, std::vector<uint8_t>& allowed) const {
     const TrieNode& here = trie_[size_t(node)];
     for (uint32_t e = here.firstEdge; e < here.firstEdge + here.edgeCount; ++e) {
         const TrieEdge edge = edges_[e];
@@ -123,15 +156,28 @@ void GrammarStage::walk(int node, int state, int64_t budget, std::vector<uint8_t
         if (after < 0)
             continue;
         const TrieNode& child = trie_[edge.child];
+        // An edge that loops back (a byte of a JSON string's text) hints at a subtree that may
+        // loop all the way down: then every token in it ends in this same state, and one test
+        // decides them all.
+        if (after == state && midCharacter_[size_t(state)] == 0) {
+            const ByteSet& loops = selfLoops(state);
+            const ByteSet& below = subtreeBytes_[edge.child];
+            if ((below[0] & ~loops[0]) == 0 && (below[1] & ~loops[1]) == 0 &&
+                (below[2] & ~loops[2]) == 0 && (below[3] & ~loops[3]) == 0) {
+                if (budget.allows(budget.left < 0 ? 0 : distance(state)))
+                    for (uint32_t i = child.firstId; i < child.subtreeIdEnd; ++i)
+                        allowed[size_t(trieIds_[i])] = 1;
+                continue;
+            }
+        }
         // With a budget, a token must leave a way to close in the tokens after it. A token that
         // ends inside a character counts as four bytes short: a vocabulary need not have tokens
         // for lone continuation bytes.
         // And a token ending inside a character needs a token to go on with: one whose first
         // bytes continue it.
         const bool midCharacter = midCharacter_[size_t(after)] != 0;
-        const int needed = budget < 0 ? 0 : distance(after) + (midCharacter ? 4 : 0);
-        if (child.idCount > 0 && (budget < 0 || needed <= budget - 1) &&
-            (!midCharacter || continuable(after)))
+        if (child.idCount > 0 && (!midCharacter || continuable(after)) &&
+            budget.allows(budget.left < 0 ? 0 : distance(after) + (midCharacter ? 4 : 0)))
             for (uint32_t i = child.firstId; i < child.firstId + child.idCount; ++i)
                 allowed[size_t(trieIds_[i])] = 1;
         walk(int(edge.child), after, budget, allowed);
@@ -158,11 +204,35 @@ std::vector<uint8_t> GrammarStage::allowedTokens(const SamplerContext& context) 
         distances_.clear();
         midCharacter_.clear();
         continuable_.clear();
+        selfLoops_.clear();
+        selfLoopsKnown_.clear();
+        masks_.clear();
     }
-    std::vector<uint8_t> allowed(texts.size(), 0);
     const bool accepting = GrammarMatcher::accepts(state);
     lastState_ = intern(std::move(state));
-    walk(0, lastState_, context.tokensLeft(), allowed);
+    Budget budget{context.tokensLeft()};
+    const auto cached = std::find_if(masks_.begin(), masks_.end(), [&](const CachedMask& m) {
+        return m.state == lastState_ &&
+               (budget.left < 0 ? m.withoutBudget
+                                : m.leastBudget >= 0 && budget.left >= m.leastBudget);
+    });
+    std::vector<uint8_t> allowed;
+    if (cached != masks_.end()) {
+        allowed = cached->allowed;
+    } else {
+        allowed.assign(texts.size(), 0);
+        walk(0, lastState_, budget, allowed);
+        // A mask the budget did not cut is the mask without a budget too, and (when the needs
+        // were computed) for every budget that covers the largest need met.
+        if (budget.left < 0 || !budget.cut) {
+            CachedMask entry{lastState_, true, budget.left < 0 ? -1 : budget.largestNeeded + 1,
+                             allowed};
+            if (masks_.size() < kCachedMasks)
+                masks_.push_back(std::move(entry));
+            else
+                masks_[nextMask_++ % kCachedMasks] = std::move(entry);
+        }
+    }
     if (accepting)
         for (const int32_t id : context.stopIds)
             if (id >= 0 && size_t(id) < allowed.size())

@@ -9,7 +9,9 @@
 // as soon as the state dies, so tokens sharing a prefix share its work and most of a large
 // vocabulary is never visited when the grammar allows few bytes. Recognizer states are interned and
 // their transitions by byte remembered (across steps too), so where the grammar allows almost
-// anything — inside a JSON string — a trie edge costs an array lookup, not a parse.
+// anything — inside a JSON string — a trie edge costs an array lookup, not a parse; a subtree
+// whose bytes all lead back to the same state is decided whole; and the masks of the last few
+// states are kept, since inside a string each token of text leads back to the same state.
 //
 // With a token budget (SamplerContext::maxNewTokens) the output closes in time: a token is allowed
 // only if the shortest way from the state after it to a whole sentence, one byte per token, fits
@@ -40,25 +42,40 @@ class GrammarStage final : public SamplerStage {
     // Which ids may come after the text of history[promptLength ..] (1 allowed, 0 masked): the
     // mask itself, for tests and benchmarks.
     std::vector<uint8_t> allowedTokens(const SamplerContext& context) const;
+    // Forgets the masks kept by state, so that the next step walks the trie (what a state's
+    // first step costs; for benchmarks).
+    void forgetMasks() const { masks_.clear(); }
 
   private:
     // The trie, flattened in depth-first order so that a walk reads memory front to back: node n's
     // children are edges [firstEdge, firstEdge + edgeCount), the tokens ending at it ids [firstId,
     // firstId + idCount).
+    // The tokens of node n's whole subtree are ids [firstId, subtreeIdEnd).
     struct TrieNode {
-        uint32_t firstEdge = 0, edgeCount = 0, firstId = 0, idCount = 0;
+        uint32_t firstEdge = 0, edgeCount = 0, firstId = 0, idCount = 0, subtreeIdEnd = 0;
     };
+    using ByteSet = std::array<uint64_t, 4>;
     struct TrieEdge {
         uint8_t byte = 0;
         uint32_t child = 0;
     };
     void buildTrie(const std::vector<std::string>& texts) const;
-    void walk(int node, int state, int64_t budget, std::vector<uint8_t>& allowed) const;
+    // The tokens left (-1: no budget), and what the budget rule did during a walk: a mask that
+    // the rule never cut is the mask for every budget that covers the largest need it met.
+    struct Budget {
+        int64_t left = -1;
+        int64_t largestNeeded = 0;
+        bool cut = false;
+        bool allows(int64_t needed);
+    };
+    void walk(int node, int state, Budget& budget, std::vector<uint8_t>& allowed) const;
     // Bytes on the shortest way from a state to a whole sentence (GrammarMatcher::
     // shortestCompletion, memoised).
     int distance(int state) const;
     // Whether some token's first byte continues the character a state is in the middle of.
     bool continuable(int state) const;
+    // The bytes that lead from a state back to itself (inside a JSON string: nearly all).
+    const ByteSet& selfLoops(int state) const;
     // The id of a recognizer state, and the state a byte leads to from one (-1: none).
     int intern(GrammarMatcher::State state) const;
     int next(int state, uint8_t byte) const;
@@ -70,6 +87,9 @@ class GrammarStage final : public SamplerStage {
     mutable std::vector<TrieNode> trie_;
     mutable std::vector<TrieEdge> edges_;
     mutable std::vector<int32_t> trieIds_;
+    // Per node: every byte on an edge below it. A subtree whose bytes all loop back to the state
+    // at its top is allowed (or not) as a whole: its ids are filled without walking it.
+    mutable std::vector<ByteSet> subtreeBytes_;
     // Interned states and their transitions (kUnknown until computed); cleared when too many.
     static constexpr int kUnknown = -2;
     static constexpr size_t kMostStates = 20000;
@@ -81,7 +101,20 @@ class GrammarStage final : public SamplerStage {
     // yet known); kept apart from the states so that a walk reads bytes, not State objects.
     mutable std::vector<uint8_t> midCharacter_;
     mutable std::vector<int8_t> continuable_;
+    mutable std::vector<ByteSet> selfLoops_;
+    mutable std::vector<uint8_t> selfLoopsKnown_;
     mutable int lastState_ = 0;  // the state allowedTokens started from
+    // The last few masks by state. Inside a JSON string every token of text returns to the same
+    // state, so from the second token of a string on a step costs a copy, not a walk.
+    struct CachedMask {
+        int state = 0;
+        bool withoutBudget = false;  // valid when there is no budget
+        int64_t leastBudget = -1;    // valid for budgets from this one on; -1: for none
+        std::vector<uint8_t> allowed;
+    };
+    static constexpr size_t kCachedMasks = 8;
+    mutable std::vector<CachedMask> masks_;
+    mutable size_t nextMask_ = 0;  // the entry to replace next
 };
 
 }  // namespace inferlens
