@@ -25,7 +25,8 @@ constexpr const char* kJsonGrammar =
     "value  ::= object | array | string | number | (\"true\" | \"false\" | \"null\") ws\n"
     "object ::= \"{\" ws ( string \":\" ws value (\",\" ws string \":\" ws value)* )? \"}\" ws\n"
     "array  ::= \"[\" ws ( value (\",\" ws value)* )? \"]\" ws\n"
-    "string ::= \"\\\"\" ( [^\"\\\\\\x00-\\x1f] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" hex hex hex hex) )* "
+    "string ::= \"\\\"\" ( [^\"\\\\\\x00-\\x1f] | \"\\\\\" ([\"\\\\/bfnrt] | \"u\" hex hex hex "
+    "hex) )* "
     "\"\\\"\" ws\n"
     "number ::= (\"-\"? ([0-9] | [1-9] [0-9]*)) (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)? ws\n"
     "hex    ::= [0-9a-fA-F]\n"
@@ -85,8 +86,9 @@ int main(int argc, char** argv) {
     };
     const GrammarStage stage(kJsonGrammar);
     const std::vector<int32_t> stops{1};
-    std::printf("| state | tokens allowed | first step in the state, median ms | again, median ms "
-                "|\n|---|---|---|---|\n");
+    std::printf(
+        "| state | tokens allowed | first step in the state, median ms | again, median ms "
+        "|\n|---|---|---|---|\n");
     for (const auto& [name, text] : {std::pair{"before the first byte", std::string()},
                                      {"inside a string", std::string("{\"name\": \"Li")},
                                      {"after a key", std::string("{\"name\"")}}) {
@@ -100,9 +102,9 @@ int main(int argc, char** argv) {
         const auto timed = [&](std::vector<double>& ms) {
             const auto start = std::chrono::steady_clock::now();
             const std::vector<uint8_t> mask = stage.allowedTokens(context);
-            ms.push_back(std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count());
+            ms.push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                    .count());
             allowed = size_t(std::count(mask.begin(), mask.end(), 1));
         };
         for (int run = 0; run < runs; ++run) {

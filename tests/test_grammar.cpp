@@ -280,7 +280,8 @@ class TestGrammar : public QObject {
                    t.find_first_not_of("ab ", 1) == t.size() - 1;
         };
         const auto open = [](const std::string& t) {
-            return !t.empty() && t.front() == '<' && t.find_first_not_of("ab ", 1) == std::string::npos;
+            return !t.empty() && t.front() == '<' &&
+                   t.find_first_not_of("ab ", 1) == std::string::npos;
         };
         const auto distance = [&](const std::string& t) {  // -1: not a prefix
             return complete(t) ? 0 : open(t) ? 1 : t.empty() ? 2 : -1;
@@ -311,7 +312,8 @@ class TestGrammar : public QObject {
             std::vector<int32_t> history{0};  // a one-token prompt
             std::string text;
             for (int t = 0, n = round % 4; t < n; ++t) {
-                const std::vector<uint8_t> allowed = stage.allowedTokens({history, 1, stops, &texts});
+                const std::vector<uint8_t> allowed =
+                    stage.allowedTokens({history, 1, stops, &texts});
                 std::vector<int32_t> choices;
                 for (size_t id = 2; id < texts.size(); ++id)
                     if (allowed[id] && !complete(text + texts[id]))

@@ -23,6 +23,7 @@
 #include "main_window.h"
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
+#include "support/app_windows.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -30,17 +31,6 @@ using namespace inferlens;
 using namespace inferlens::gui;
 
 namespace {
-
-StartupOptions bundled(int maxTokens) {
-    StartupOptions options;
-    options.model = QStringLiteral(INFERLENS_BUNDLED_MODEL);
-    options.maxTokens = maxTokens;
-    return options;
-}
-
-bool waitForModel(const MainWindow& window) {
-    return QTest::qWaitFor([&] { return window.modelReady(); }, 60000);
-}
 
 // The engine's own beam search on the same prompt, without the app.
 BeamSearchResult engineBeamSearch(const std::vector<int32_t>& prompt, int width, int maxTokens) {
@@ -66,15 +56,11 @@ class TestGuiDecoding : public QObject {
     Q_OBJECT
 
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        QFile::remove(ConversationStore().path());
-    }
+    void initTestCase() { test::startFresh(); }
 
     void beamSearchAnswersAndItsTreeGrows() {
-        MainWindow window(bundled(6));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(6));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setBeamWidth(3);
         // The sampler's settings do not apply to beam search: greyed out.
         QVERIFY(!window.samplingControls()->findChildren<QSlider*>().front()->isEnabled());
@@ -139,8 +125,8 @@ class TestGuiDecoding : public QObject {
     }
 
     void stopEndsABeamSearchWithItsLiveBeams() {
-        MainWindow window(bundled(200));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(200));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setBeamWidth(4);
         QSignalSpy steps(window.worker(), &EngineWorker::beamStep);
         QSignalSpy searched(window.worker(), &EngineWorker::beamSearchFinished);
@@ -169,10 +155,10 @@ class TestGuiDecoding : public QObject {
             "\"maxLength\": 8}, \"age\": {\"type\": \"integer\"}}, "
             "\"required\": [\"name\", \"age\"]}");
         file.close();
-        StartupOptions options = bundled(40);
+        StartupOptions options = test::bundledWindow(40);
         options.grammar = schema;
         MainWindow window(options);
-        QVERIFY(waitForModel(window));
+        QVERIFY(test::waitForModel(window));
         for (const int seed : {1, 2, 3}) {
             window.samplingControls()->setTemperature(1.0);
             QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);

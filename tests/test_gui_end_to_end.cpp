@@ -33,6 +33,7 @@
 #include "main_window.h"
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
+#include "support/app_windows.h"
 #include "token_strip_widget.h"
 #include "trace_reader.h"
 
@@ -43,29 +44,13 @@ namespace {
 
 constexpr double kStallLimitMs = 250;
 
-StartupOptions bundled(int maxTokens) {
-    StartupOptions options;
-    options.model = QStringLiteral(INFERLENS_BUNDLED_MODEL);
-    options.maxTokens = maxTokens;
-    return options;
-}
-
-// The worker may announce the model before a spy could connect: ask the window instead.
-bool waitForModel(const MainWindow& window) {
-    return QTest::qWaitFor([&] { return window.modelReady(); }, 60000);
-}
-
 }  // namespace
 
 class TestGuiEndToEnd : public QObject {
     Q_OBJECT
 
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();  // no layout left by an earlier run, nor a conversation
-        QFile::remove(ConversationStore().path());
-    }
+    void initTestCase() { test::startFresh(); }
 
     void anUnansweredQuestionIsSupersededByTheNextOne() {
         ChatView chat;
@@ -79,8 +64,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void everyPanelReceivesEveryStep() {
-        MainWindow window(bundled(12));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(12));
+        QVERIFY(test::waitForModel(window));
         QSignalSpy tokenized(window.worker(), &EngineWorker::tokenized);
         QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
@@ -107,8 +92,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void aSamplingChangeAppliesFromTheNextToken() {
-        MainWindow window(bundled(40));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(40));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(0);  // greedy: the chosen token has p = 1
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
@@ -129,8 +114,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void stopEndsAGenerationMidway() {
-        MainWindow window(bundled(500));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(500));
+        QVERIFY(test::waitForModel(window));
         QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.worker()->control().pause();
@@ -145,8 +130,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void closingMidGenerationIsClean() {
-        auto* window = new MainWindow(bundled(500));
-        QVERIFY(waitForModel(*window));
+        auto* window = new MainWindow(test::bundledWindow(500));
+        QVERIFY(test::waitForModel(*window));
         QSignalSpy generated(window->worker(), &EngineWorker::tokenGenerated);
         window->worker()->control().pause();
         window->chat()->send(QStringLiteral("Tell me a fortune."));
@@ -159,8 +144,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void attentionPanelsFollowTheSelection() {
-        MainWindow window(bundled(6));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(6));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(0);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("《春晓》"));
@@ -211,8 +196,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void clickingAChipSelectsItsStepEverywhere() {
-        MainWindow window(bundled(5));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(5));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(1.0);
         QSignalSpy tokenized(window.worker(), &EngineWorker::tokenized);
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
@@ -243,8 +228,8 @@ class TestGuiEndToEnd : public QObject {
     void logitProcessorsAndStopStringsFromTheSamplingPanel() {
         // The conversation this leaves behind must not become the next test's history.
         const auto forget = qScopeGuard([] { QFile::remove(ConversationStore().path()); });
-        MainWindow window(bundled(60));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(60));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(0);  // greedy: the answer is known
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         const auto ask = [&](const QString& question) {
@@ -301,8 +286,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void whilePausedASliderReshapesTheCurrentStep() {
-        MainWindow window(bundled(30));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(30));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(1.0);
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
@@ -333,8 +318,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void loadingShowsTheMemoryPlan() {
-        MainWindow window(bundled(4));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(4));
+        QVERIFY(test::waitForModel(window));
         // Announced before the model, to the window (a spy made now could miss the signal).
         QVERIFY(window.loadPlan().has_value());
         const LoadPlan plan = *window.loadPlan();
@@ -347,10 +332,10 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void theDeviceMenuMovesTheModelAndAnUnusableGpuLeavesItOnTheCpu() {
-        StartupOptions options = bundled(4);
+        StartupOptions options = test::bundledWindow(4);
         options.device = QStringLiteral("cuda");
         MainWindow window(options);
-        QVERIFY(waitForModel(window));
+        QVERIFY(test::waitForModel(window));
         const bool gpu = !queryCudaDevices().devices.empty();
         if (!gpu)  // the reason, and the model on the CPU
             QTRY_VERIFY2(window.statusBar()->currentMessage().contains("runs on the CPU"),
@@ -377,8 +362,8 @@ class TestGuiEndToEnd : public QObject {
     }
 
     void theLanguageSwitchesLive() {
-        MainWindow window(bundled(4));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(4));
+        QVERIFY(test::waitForModel(window));
         const auto fileMenuTitle = [&] { return window.menuBar()->actions().at(0)->text(); };
         QCOMPARE(fileMenuTitle(), QStringLiteral("&File"));
         window.switchLanguage(QStringLiteral("zh_CN"));
@@ -394,8 +379,8 @@ class TestGuiEndToEnd : public QObject {
     void aTraceExportsAndReplaysIntoThePanels() {
         QTemporaryDir dir;
         const QString path = dir.filePath("run.jsonl");
-        MainWindow window(bundled(8));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(8));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(1.0);
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         QSignalSpy recorded(window.worker(), &EngineWorker::traceRecorded);
@@ -438,8 +423,8 @@ class TestGuiEndToEnd : public QObject {
 
     void forcingACandidateBranchesFromTheNewPrefix() {
         QTemporaryDir dir;
-        MainWindow window(bundled(6));
-        QVERIFY(waitForModel(window));
+        MainWindow window(test::bundledWindow(6));
+        QVERIFY(test::waitForModel(window));
         window.samplingControls()->setTemperature(0);  // greedy: the branch is the only change
         QSignalSpy tokenized(window.worker(), &EngineWorker::tokenized);
         QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);

@@ -24,6 +24,7 @@
 #include "gui_probe.h"
 #include "main_window.h"
 #include "models/model_files.h"
+#include "support/app_windows.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace inferlens;
@@ -66,11 +67,7 @@ class TestGuiSoak : public QObject {
     Q_OBJECT
 
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-        QFile::remove(ConversationStore().path());
-    }
+    void initTestCase() { test::startFresh(); }
 
     void aStepCapturesOnlyWhatFitsTheBudget() {
         const Tokenizer tokenizer(openModelFiles(INFERLENS_BUNDLED_MODEL));

@@ -20,6 +20,7 @@
 #include "models/shape_presets.h"
 #include "sampling_controls.h"
 #include "step_costs_view.h"
+#include "support/app_windows.h"
 #include "support/test_models.h"
 #include "teaching_views.h"
 #include "tour_panel.h"
@@ -40,13 +41,6 @@ bool hasPlaceholder(const QString& text) {
     return text.contains(QRegularExpression(QStringLiteral("%\\d")));
 }
 
-StartupOptions bundled(int maxTokens) {
-    StartupOptions options;
-    options.model = QStringLiteral(INFERLENS_BUNDLED_MODEL);
-    options.maxTokens = maxTokens;
-    return options;
-}
-
 bool generate(MainWindow& window, const QString& message) {
     if (!QTest::qWaitFor([&] { return window.modelReady(); }, 60000))
         return false;
@@ -61,10 +55,7 @@ class TestGuiTeaching : public QObject {
     Q_OBJECT
 
   private slots:
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QSettings().clear();
-    }
+    void initTestCase() { test::startFresh(); }
 
     void tourFiguresForChatGlm2_6b() {
         TourFacts facts;
@@ -100,7 +91,7 @@ class TestGuiTeaching : public QObject {
     }
 
     void tourResolvesToLiveFiguresAndPanels() {
-        MainWindow window(bundled(6));
+        MainWindow window(test::bundledWindow(6));
         QVERIFY(generate(window, QStringLiteral("《春晓》")));
         const std::vector<TourStep>& steps = window.teaching()->tour()->steps();
         QCOMPARE(steps.size(), size_t(13));
@@ -122,7 +113,7 @@ class TestGuiTeaching : public QObject {
     }
 
     void logitLensLastLayerIsTheRealDistribution() {
-        MainWindow window(bundled(4));
+        MainWindow window(test::bundledWindow(4));
         QVERIFY(QTest::qWaitFor([&] { return window.modelReady(); }, 60000));
         window.teaching()->setLensEnabled(true);
         window.samplingControls()->setTemperature(0);
@@ -152,7 +143,7 @@ class TestGuiTeaching : public QObject {
     }
 
     void kvExperimentGivesIdenticalTokensAndATimePerToken() {
-        MainWindow window(bundled(4));
+        MainWindow window(test::bundledWindow(4));
         QVERIFY(generate(window, QStringLiteral("《春晓》")));
         QSignalSpy finished(window.teaching(), &TeachingViews::experimentFinished);
         QVERIFY(window.teaching()->runExperiment(10));
@@ -170,7 +161,7 @@ class TestGuiTeaching : public QObject {
     }
 
     void shapesAndCostsFollowTheSteps() {
-        MainWindow window(bundled(3));
+        MainWindow window(test::bundledWindow(3));
         QVERIFY(generate(window, QStringLiteral("《春晓》")));
         const StepCostsView* costs = window.teaching()->costs();
         QVERIFY(costs->costs().has_value());
