@@ -61,6 +61,13 @@ class TestCli : public QObject {
         QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) <
                 1e-6);
 
+        // The reference attention (every probability computed) against the fused default.
+        result = test::runCli({"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy,
+                               "--attention", "reference"});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) <
+                1e-6);
+
         const QString otherFormat = format == "gguf" ? "hf" : "gguf";
         const QString converted = dir.filePath("converted");
         result = test::runCli(
@@ -89,6 +96,13 @@ class TestCli : public QObject {
         QTest::newRow("bad id list")
             << QStringList{"logits", "--model", "MODEL", "--ids", "1,x", "--out", "OUT"} << 2
             << "'x' is not an integer";
+        QTest::newRow("unknown attention kernel")
+            << QStringList{"logits", "--model", "MODEL",       "--ids", "1,2",
+                           "--out",  "OUT",     "--attention", "flash"}
+            << 2 << "--attention: unknown attention kernel 'flash' (fused or reference)";
+        QTest::newRow("unknown attention kernel in bench")
+            << QStringList{"bench", "--model", "MODEL", "--attention", "all"} << 2
+            << "--attention: unknown attention kernel 'all'";
         QTest::newRow("unknown option") << QStringList{"info", "--model", "MODEL", "--colour"} << 2
                                         << "unknown option --colour";
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << 2 << "unknown command";

@@ -201,9 +201,14 @@ class TestCliGeneration : public QObject {
                               "--prompt", "hello the world", "--max-tokens",
                               "5",        "--temperature",   "0"};
         const auto cached = test::runCli(arguments);
-        const auto recomputed = test::runCli(arguments << "--no-cache");
+        const auto recomputed = test::runCli(QStringList(arguments) << "--no-cache");
         QCOMPARE(cached.exitCode, 0);
         QCOMPARE(recomputed.standardOutput, cached.standardOutput);
+        // Fused attention is the default; the reference path keeps every probability.
+        const auto reference = test::runCli(arguments << "--attention"
+                                                      << "reference");
+        QCOMPARE(reference.exitCode, 0);
+        QCOMPARE(reference.standardOutput, cached.standardOutput);
     }
 
     void chatAnswersEveryLine() {
@@ -269,11 +274,13 @@ class TestCliGeneration : public QObject {
     }
 
     void benchReportsItsFigures() {
-        const auto result = test::runCli(
-            {"bench", "--model", model_, "--prompt-tokens", "8", "--gen-tokens", "4", "--json"});
+        const auto result =
+            test::runCli({"bench", "--model", model_, "--prompt-tokens", "8", "--gen-tokens", "4",
+                          "--attention", "reference", "--json"});
         QCOMPARE(result.exitCode, 0);
         const auto objects = jsonLines(result.standardOutput);
         QCOMPARE(objects.size(), size_t(1));
+        QCOMPARE(objects[0]["attention"].toString(), QString("reference"));
         for (const char* key :
              {"prefill_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "peak_rss_mb"})
             QVERIFY2(objects[0][key].toDouble() > 0, key);
@@ -334,6 +341,9 @@ class TestCliGeneration : public QObject {
             << QStringList{"generate", "--prompt", "a", "--top-p", "1.5"} << 1 << "top";
         QTest::newRow("bad device")
             << QStringList{"generate", "--prompt", "a", "--device", "tpu"} << 2 << "--device";
+        QTest::newRow("bad attention kernel")
+            << QStringList{"generate", "--prompt", "a", "--attention", "flash"} << 2
+            << "--attention: unknown attention kernel 'flash'";
         QTest::newRow("prompt longer than the context")
             << QStringList{"generate", "--prompt", QString("hello the world ").repeated(40),
                            "--ctx-size", "32"}

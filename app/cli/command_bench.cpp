@@ -90,16 +90,13 @@ BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options
 int runBench(const Words& words) {
     const Arguments args(words,
                          {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device",
-                          "synth", "dtype", "seed"},
+                          "attention", "synth", "dtype", "seed"},
                          {"json", "capture-attention"});
     const int64_t promptTokens = args.integer("prompt-tokens", 128);
     const int64_t genTokens = args.integer("gen-tokens", 32);
     if (promptTokens < 1 || genTokens < 1)
         throw UsageError("--prompt-tokens and --gen-tokens must be at least 1");
-    GeneratorOptions options;
-    options.device = chooseDevice(args);
-    options.contextSize = args.integer("ctx-size", 0);
-    options.threads = int(args.integer("threads", 0));
+    const GeneratorOptions options = backendOptions(args);
     const auto opening = Clock::now();
     BenchModel bench = openBenchModel(args, options);
     const double openSeconds = secondsBetween(opening, Clock::now());
@@ -138,6 +135,7 @@ int runBench(const Words& words) {
         {"model", bench.name},
         {"device", device},
         {"threads", threads},
+        {"attention", attentionKernelName(options.attention)},
         {"attention_capture", args.flag("capture-attention")},
         {"prompt_tokens", promptTokens},
         {"gen_tokens", genTokens},
@@ -152,7 +150,8 @@ int runBench(const Words& words) {
     if (args.flag("json")) {
         std::printf("%s\n", result.dump().c_str());
     } else {
-        std::printf("device:  %s\n", device.c_str());
+        std::printf("device:  %s (%s attention)\n", device.c_str(),
+                    attentionKernelName(options.attention));
         std::printf("open:    %.1f ms (%.0f MB of weights)\n", result["open_ms"].get<double>(),
                     double(bench.weightBytes) / 1e6);
         std::printf("prefill: %lld tokens, %.2f tokens/s (time to first token %.1f ms)\n",

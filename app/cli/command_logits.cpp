@@ -10,12 +10,11 @@
 namespace inferlens::cli {
 
 int runLogits(const Words& words) {
-    const Arguments args(words, {"model", "ids", "out", "ctx-size", "device"}, {"no-cache"});
+    const Arguments args(
+        words, {"model", "ids", "out", "ctx-size", "threads", "device", "attention"}, {"no-cache"});
     const std::vector<int32_t> ids = args.integerList("ids");
     const std::string out = args.required("out");
-    GeneratorOptions options;
-    options.device = chooseDevice(args);
-    options.contextSize = args.integer("ctx-size", 0);
+    GeneratorOptions options = backendOptions(args);
     options.useKvCache = !args.flag("no-cache");
     Model model = openModel(args.modelPath(), options);
     Generator generator(makeBackend(model, options), options.useKvCache);

@@ -58,7 +58,7 @@ int runTrace(const Words& words) {
         words, with(generationValueOptions(), {"prompt", "system", "template", "attention", "out"}),
         with(generationFlags(), {"chat"}));
     const std::string text = args.required("prompt");
-    GenerationSetup setup(args);
+    GenerationSetup setup(args, /*attentionIsKernel=*/false);
     const PromptTokens prompt = tokenizePrompt(text, args, setup);
 
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(nullptr, std::fclose);

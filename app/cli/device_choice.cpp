@@ -25,6 +25,21 @@ ComputeDevice chooseDevice(const Arguments& args) {
     return device;
 }
 
+GeneratorOptions backendOptions(const Arguments& args, bool attentionIsKernel) {
+    GeneratorOptions options;
+    options.device = chooseDevice(args);
+    options.contextSize = args.integer("ctx-size", 0);
+    options.threads = int(args.integer("threads", 0));
+    if (!attentionIsKernel)
+        return options;
+    try {
+        options.attention = parseAttentionKernel(args.value("attention").value_or("fused"));
+    } catch (const Error& error) {
+        throw UsageError(std::string("--attention: ") + error.what());
+    }
+    return options;
+}
+
 namespace {
 
 void requireMemoryForCpu(const ModelFiles& files, int64_t contextSize) {

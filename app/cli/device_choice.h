@@ -14,6 +14,11 @@ namespace inferlens::cli {
 // --device cpu|cuda|cuda:N (default cpu), as this machine can honour it.
 ComputeDevice chooseDevice(const Arguments& args);
 
+// The backend a command asks for: --device, --ctx-size (0: the model's), --threads (0: one per
+// hardware thread) and, when `attentionIsKernel`, --attention fused|reference (the CPU's kernel
+// where no probe wants the weights; default fused).
+GeneratorOptions backendOptions(const Arguments& args, bool attentionIsKernel = true);
+
 // The model at `path` for options.device and options.contextSize: on the CPU, refused (Error with
 // the numbers) when it needs more memory than is free, and placed for the CPU kernels.
 Model openModel(const std::string& path, const GeneratorOptions& options);

@@ -18,6 +18,7 @@ std::set<std::string> generationValueOptions() {
     return {"model",
             "threads",
             "device",
+            "attention",
             "seed",
             "temperature",
             "top-k",
@@ -83,17 +84,14 @@ std::set<std::string> with(std::set<std::string> names, std::initializer_list<co
     return names;
 }
 
-GeneratorOptions GenerationSetup::optionsFrom(const Arguments& args) {
-    GeneratorOptions options;
-    options.device = chooseDevice(args);
-    options.contextSize = args.integer("ctx-size", 0);
-    options.threads = int(args.integer("threads", 0));
+GeneratorOptions GenerationSetup::optionsFrom(const Arguments& args, bool attentionIsKernel) {
+    GeneratorOptions options = backendOptions(args, attentionIsKernel);
     options.useKvCache = !args.flag("no-cache");
     return options;
 }
 
-GenerationSetup::GenerationSetup(const Arguments& args)
-    : generator(optionsFrom(args)),
+GenerationSetup::GenerationSetup(const Arguments& args, bool attentionIsKernel)
+    : generator(optionsFrom(args, attentionIsKernel)),
       model(openModel(args.modelPath(), generator)),
       tokenizer(model.files()) {
     sampling.seed = uint64_t(args.integer("seed", 0));

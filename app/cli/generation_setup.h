@@ -16,7 +16,8 @@
 
 namespace inferlens::cli {
 
-// --model --threads --device --seed --temperature --top-k --top-p --min-p --repeat-penalty
+// --model --threads --device --attention --seed --temperature --top-k --top-p --min-p
+// --repeat-penalty
 // --repeat-last-n --frequency-penalty --presence-penalty --max-tokens --ctx-size, and the logit
 // processors --logit-bias ID=V, --ban TEXT, --min-tokens N, with --stop TEXT (the first three and
 // --stop may be repeated)
@@ -25,8 +26,10 @@ std::set<std::string> generationValueOptions();
 std::set<std::string> generationFlags();
 
 struct GenerationSetup {
-    explicit GenerationSetup(const Arguments& args);
-    static GeneratorOptions optionsFrom(const Arguments& args);
+    // `attentionIsKernel`: --attention chooses the attention kernel (trace's chooses the heads to
+    // record instead).
+    explicit GenerationSetup(const Arguments& args, bool attentionIsKernel = true);
+    static GeneratorOptions optionsFrom(const Arguments& args, bool attentionIsKernel);
     // The generator's backend, on --device (device_choice.h).
     std::unique_ptr<ForwardBackend> makeBackend() { return cli::makeBackend(model, generator); }
 

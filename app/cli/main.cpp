@@ -42,7 +42,8 @@ commands:
            Mean next-token loss (nats/token) and perplexity of texts: FILE.jsonl holds one
            {"text": ...} document a line, any other file is one document. Each document is
            scored as training saw it: prefix tokens, the text, the end-of-sequence token.
-  logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N] [--device D]
+  logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N] [--threads N]
+           [--device D] [--attention fused|reference]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
            [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
@@ -61,7 +62,7 @@ commands:
 
   bench    [--model PATH | --synth chatglm2-6b|tinyllama-1.1b [--dtype f16|bf16|q8_0|q4_0]]
            [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--device D]
-           [--capture-attention] [--json]
+           [--attention fused|reference] [--capture-attention] [--json]
            Measure prefill and decode tokens/s, time to first token and peak memory. --synth
            runs random weights of a known shape generated on the GPU (needs --device cuda).
 
@@ -74,6 +75,9 @@ SAMPLING: --seed N --temperature X (0: greedy) --top-k N (0: off) --top-p X --mi
           when --max-tokens ends it
           (--logit-bias, --ban and --stop may be given several times)
 RUN:      --max-tokens N --ctx-size N --threads N (0: all cores) --device cpu|cuda[:N]
+          --attention fused|reference (the CPU's attention kernel: fused is tiled with an
+          online softmax and never stores the probabilities, reference computes every one;
+          not on trace, whose --attention picks the heads to record)
           --stop TEXT (end the generation where TEXT appears; it is not printed)
 
 exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.

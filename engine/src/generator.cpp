@@ -36,7 +36,7 @@ std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
     const int64_t context = resolveContextSize(model.config(), options.contextSize);
     if (options.device.isCuda())
         return makeCudaForward(model, options.device.index, context);
-    return std::make_unique<CpuForward>(model, context, options.threads);
+    return std::make_unique<CpuForward>(model, context, options.threads, options.attention);
 }
 
 Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* probes,

@@ -24,6 +24,8 @@ struct GeneratorOptions {
     bool useKvCache = true;
     int threads = 1;       // CPU threads for the matrix products; 0: one per hardware thread
     ComputeDevice device;  // where the forward passes run
+    // The CPU's attention kernel (the GPU has its own kernels).
+    AttentionKernel attention = AttentionKernel::Fused;
 };
 
 // The backend `options` ask for, running `model` (which must outlive it). Throws Error when the

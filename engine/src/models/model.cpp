@@ -103,8 +103,8 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
     matMat(layer.query, b.normed, count, b.query, s.pool);
     matMat(layer.key, b.normed, count, b.key, s.pool);
     matMat(layer.value, b.normed, count, b.value, s.pool);
-    // Token by token in position order: each token's attention reads the K/V that the tokens
-    // before it wrote to the cache in this same layer, which is the causal mask.
+    // Every token's K/V row goes into the cache first; attention then reads, for the token at
+    // each position, the rows up to its own (the causal mask).
     for (size_t i = 0; i < rows; ++i) {
         const int64_t position = firstPosition + int64_t(i);
         const std::span<float> key = cache.keyRow(layerIndex, position);
@@ -112,10 +112,25 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
         std::copy_n(b.key.begin() + ptrdiff_t(i * kvWidth), kvWidth, key.begin());
         std::copy_n(b.value.begin() + ptrdiff_t(i * kvWidth), kvWidth, value.begin());
         finishQkv(layer, position, row(b.query, queryWidth, i), key, value);
-        std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth, s.query.begin());
-        attend(layerIndex, position, cache, s, recorder);
-        std::copy(s.attended.begin(), s.attended.end(),
-                  b.attended.begin() + ptrdiff_t(i * queryWidth));
+    }
+    if (s.attention == AttentionKernel::Fused) {
+        const int64_t keyCount = firstPosition + count;
+        fusedAttention(attentionLayout(cache), b.query, firstPosition, count,
+                       cache.keys(layerIndex, keyCount).data(),
+                       cache.values(layerIndex, keyCount).data(), b.attended, s.pool);
+        if (recordsLayer(layerIndex, recorder))
+            for (size_t i = 0; i < rows; ++i) {
+                std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth,
+                            s.query.begin());
+                recordAttention(layerIndex, firstPosition + int64_t(i), cache, s, *recorder);
+            }
+    } else {
+        for (size_t i = 0; i < rows; ++i) {
+            std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth, s.query.begin());
+            attend(layerIndex, firstPosition + int64_t(i), cache, s, recorder);
+            std::copy(s.attended.begin(), s.attended.end(),
+                      b.attended.begin() + ptrdiff_t(i * queryWidth));
+        }
     }
     matMat(layer.attentionOutput, b.attended, count, b.projected, s.pool);
     for (size_t i = 0; i < rows * hidden; ++i)
@@ -180,27 +195,44 @@ void Model::finishQkv(const LayerWeights& layer, int64_t position, std::span<flo
                   c.ropePairing);
 }
 
-void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& s,
-                   AttentionRecorder* recorder) const {
+bool Model::recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) const {
+    if (recorder != nullptr)
+        for (int64_t h = 0; h < config().headCount; ++h)
+            if (recorder->wantsHead(layerIndex, h))
+                return true;
+    return false;
+}
+
+AttentionLayout Model::attentionLayout(const KvCache& cache) const {
+    const ModelConfig& c = config();
+    return {c.headDim, c.headCount, c.kvHeadCount, cache.rowWidth(),
+            float(1.0 / std::sqrt(double(c.headDim)))};
+}
+
+// Below this many multiply-adds per phase of one row's attention the hand-off to other threads
+// costs more than it saves.
+static bool attentionInParallel(const ModelConfig& c, int64_t keyCount, const ThreadPool* pool) {
+    constexpr int64_t kParallelWork = int64_t(1) << 16;
+    return pool != nullptr && pool->size() > 1 &&
+           c.headCount * keyCount * c.headDim >= kParallelWork;
+}
+
+void Model::attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,
+                             ForwardScratch& s) const {
+    // The scores of a KV group's heads against its keys are a small matrix product — keys as
+    // rows, the heads' queries as tokens — and go through the same SIMD tiles as the weights (the
+    // tiles sum a pair the same way whatever their shape, so the scores do not depend on how many
+    // heads share a group). Groups are independent and split across the pool when the work is
+    // large enough.
     const ModelConfig& c = config();
     const int64_t headDim = c.headDim;
-
-    // Causal attention of each query head over positions 0..position of its KV group. The scores
-    // of a group's heads against its keys are a small matrix product — keys as rows, the heads'
-    // queries as tokens — and go through the same SIMD tiles as the weights (the tiles sum a pair
-    // the same way whatever their shape, so the scores do not depend on how many heads share a
-    // group). Groups are independent and split across the pool when the work is large enough.
     const int64_t keyCount = position + 1;
     const std::span<const float> keys = cache.keys(layerIndex, keyCount);
-    const std::span<const float> values = cache.values(layerIndex, keyCount);
     const int64_t width = cache.rowWidth();
     const int64_t headsPerGroup = c.headCount / c.kvHeadCount;
-    const float scale = float(1.0 / std::sqrt(double(headDim)));
+    const float scale = attentionLayout(cache).scale;
     s.scores.resize(size_t(c.headCount * keyCount));
     const FloatTile tile = floatTile(DType::F32, cpuKernels());
-    const auto headScores = [&](int64_t h) {
-        return std::span(s.scores).subspan(size_t(h * keyCount), size_t(keyCount));
-    };
     const auto scoreGroups = [&](int64_t firstGroup, int64_t lastGroup) {
         for (int64_t g = firstGroup; g < lastGroup; ++g) {
             for (int64_t h0 = 0; h0 < headsPerGroup; h0 += kTileTokens) {
@@ -218,38 +250,68 @@ void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, Forward
                     tile(keyRows, rows, queries, heads, headDim, out);
                     for (int r = 0; r < rows; ++r)
                         for (int i = 0; i < heads; ++i)
-                            headScores(g * headsPerGroup + h0 + i)[size_t(t0 + r)] =
+                            headWeights(s, g * headsPerGroup + h0 + i, keyCount)[size_t(t0 + r)] =
                                 out[r * heads + i] * scale;
                 }
             }
             for (int64_t i = 0; i < headsPerGroup; ++i)
-                softmaxInPlace(headScores(g * headsPerGroup + i));
+                softmaxInPlace(headWeights(s, g * headsPerGroup + i, keyCount));
         }
     };
+    if (attentionInParallel(c, keyCount, s.pool))
+        s.pool->parallelFor(c.kvHeadCount, scoreGroups);
+    else
+        scoreGroups(0, c.kvHeadCount);
+}
+
+std::span<float> Model::headWeights(ForwardScratch& s, int64_t head, int64_t keyCount) {
+    return std::span(s.scores).subspan(size_t(head * keyCount), size_t(keyCount));
+}
+
+void Model::recordWeights(int64_t layerIndex, int64_t position, ForwardScratch& s,
+                          AttentionRecorder& recorder) const {
+    for (int64_t h = 0; h < config().headCount; ++h)
+        if (recorder.wantsHead(layerIndex, h))
+            recorder.record(layerIndex, h, position, headWeights(s, h, position + 1));
+}
+
+void Model::recordAttention(int64_t layerIndex, int64_t position, const KvCache& cache,
+                            ForwardScratch& s, AttentionRecorder& recorder) const {
+    attentionWeights(layerIndex, position, cache, s);
+    recordWeights(layerIndex, position, s, recorder);
+}
+
+void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& s,
+                   AttentionRecorder* recorder) const {
+    const ModelConfig& c = config();
+    const int64_t keyCount = position + 1;
+    if (s.attention == AttentionKernel::Fused) {
+        fusedAttention(attentionLayout(cache), s.query, position, 1,
+                       cache.keys(layerIndex, keyCount).data(),
+                       cache.values(layerIndex, keyCount).data(), s.attended, s.pool);
+        if (recordsLayer(layerIndex, recorder))
+            recordAttention(layerIndex, position, cache, s, *recorder);
+        return;
+    }
+
+    // The reference path: the probabilities of every head, then their weighted sums of values.
+    attentionWeights(layerIndex, position, cache, s);
+    // Recorders are called from this thread only.
+    if (recorder != nullptr)
+        recordWeights(layerIndex, position, s, *recorder);
+    const std::span<const float> values = cache.values(layerIndex, keyCount);
+    const int64_t headsPerGroup = c.headCount / c.kvHeadCount;
     const WeightedSum sumValues = weightedSum(cpuKernels());
     const auto valueGroups = [&](int64_t firstGroup, int64_t lastGroup) {
         for (int64_t g = firstGroup; g < lastGroup; ++g)
             for (int64_t i = 0; i < headsPerGroup; ++i) {
                 const int64_t h = g * headsPerGroup + i;
-                sumValues(headScores(h).data(), keyCount, values.data() + g * headDim, width,
-                          headDim, s.attended.data() + h * headDim);
+                sumValues(headWeights(s, h, keyCount).data(), keyCount,
+                          values.data() + g * c.headDim, cache.rowWidth(), c.headDim,
+                          s.attended.data() + h * c.headDim);
             }
     };
-    // Below this many multiply-adds per phase the hand-off to other threads costs more than it
-    // saves.
-    constexpr int64_t kParallelWork = int64_t(1) << 16;
-    const bool parallel = s.pool != nullptr && s.pool->size() > 1 &&
-                          c.headCount * keyCount * headDim >= kParallelWork;
-    if (parallel)
-        s.pool->parallelFor(c.kvHeadCount, scoreGroups);
-    else
-        scoreGroups(0, c.kvHeadCount);
-    // Recorders are called from this thread only.
-    if (recorder != nullptr)
-        for (int64_t h = 0; h < c.headCount; ++h)
-            if (recorder->wantsHead(layerIndex, h))
-                recorder->record(layerIndex, h, position, headScores(h));
-    if (parallel)
+    if (attentionInParallel(c, keyCount, s.pool))
         s.pool->parallelFor(c.kvHeadCount, valueGroups);
     else
         valueGroups(0, c.kvHeadCount);

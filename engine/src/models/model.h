@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/fused_attention.h"
 #include "backend/cpu/packed_rows.h"
 #include "models/decoder_weights.h"
 #include "models/model_files.h"
@@ -40,6 +41,9 @@ struct ForwardScratch {
     std::vector<float> gate;       // [F]
     std::vector<float> up;         // [F]
     ThreadPool* pool = nullptr;    // splits the large products across threads when set
+    // Which kernel computes the attention output; with Fused, the weights a recorder wants are
+    // computed beside it, so that watching a head never changes the numbers.
+    AttentionKernel attention = AttentionKernel::Fused;
     // A prefill's matrices, [tokens, width] row-major (sized by the first prefill that needs them).
     struct Batch {
         std::vector<float> normed, query, key, value, attended, projected, gate, up;
@@ -85,6 +89,20 @@ class Model {
     // Biases, then RoPE on the query heads and key groups of the token at `position`.
     void finishQkv(const LayerWeights& layer, int64_t position, std::span<float> query,
                    std::span<float> key, std::span<float> value) const;
+    // Whether the recorder wants any head of this layer.
+    bool recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) const;
+    AttentionLayout attentionLayout(const KvCache& cache) const;
+    // The softmax weights of every head of scratch.query (the token at `position`) over positions
+    // 0..position, into scratch.scores.
+    void attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,
+                          ForwardScratch& scratch) const;
+    static std::span<float> headWeights(ForwardScratch& scratch, int64_t head, int64_t keyCount);
+    // Hands the weights in scratch.scores of the heads the recorder wants to it.
+    void recordWeights(int64_t layerIndex, int64_t position, ForwardScratch& scratch,
+                       AttentionRecorder& recorder) const;
+    // Beside the fused kernel, which never forms them: computes the weights and records them.
+    void recordAttention(int64_t layerIndex, int64_t position, const KvCache& cache,
+                         ForwardScratch& scratch, AttentionRecorder& recorder) const;
     // Causal attention of scratch.query (the token at `position`, its K/V already in the cache)
     // into scratch.attended.
     void attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& scratch,

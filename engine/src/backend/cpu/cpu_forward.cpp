@@ -6,13 +6,15 @@
 
 namespace inferlens {
 
-CpuForward::CpuForward(const Model& model, int64_t contextSize, int threads)
+CpuForward::CpuForward(const Model& model, int64_t contextSize, int threads,
+                       AttentionKernel attention)
     : model_(model),
       caches_{KvCache(model.config().layerCount, model.config().kvHeadCount,
                       model.config().headCount, model.config().headDim, contextSize)},
       pool_(threads),
       scratch_(model.config()) {
     scratch_.pool = &pool_;
+    scratch_.attention = attention;
 }
 
 std::string CpuForward::deviceName() const {

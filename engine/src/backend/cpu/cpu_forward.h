@@ -11,8 +11,10 @@ namespace inferlens {
 
 class CpuForward final : public ForwardBackend {
   public:
-    // `threads`: 0 gives one per hardware thread. `model` must outlive the backend.
-    CpuForward(const Model& model, int64_t contextSize, int threads);
+    // `threads`: 0 gives one per hardware thread. `model` must outlive the backend. `attention`:
+    // the kernel for the attention output (attention probes get its weights either way).
+    CpuForward(const Model& model, int64_t contextSize, int threads,
+               AttentionKernel attention = AttentionKernel::Fused);
 
     const ModelConfig& config() const override { return model_.config(); }
     std::string deviceName() const override;

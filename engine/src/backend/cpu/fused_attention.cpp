@@ -1,0 +1,154 @@
+#include "backend/cpu/fused_attention.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/thread_pool.h"
+#include "core/error.h"
+
+namespace inferlens {
+namespace {
+
+constexpr int64_t kKeyBlock = 64;    // keys whose scores exist at once
+constexpr int64_t kQueryBlock = 16;  // query rows that share each key block's loads
+
+// One thread's buffers, for a block of query rows times the heads of a group.
+struct Running {
+    Running(size_t vectors, int64_t headDim)
+        : scores(vectors * kKeyBlock),
+          maximum(vectors),
+          sum(vectors),
+          accumulated(vectors * size_t(headDim)),
+          partial(size_t(headDim)) {}
+    std::vector<float> scores;  // [vectors, kKeyBlock]
+    std::vector<float> maximum, sum;
+    std::vector<float> accumulated;  // [vectors, headDim]
+    std::vector<float> partial;      // [headDim]
+};
+
+}  // namespace
+
+AttentionKernel parseAttentionKernel(const std::string& name) {
+    if (name == "fused")
+        return AttentionKernel::Fused;
+    if (name == "reference")
+        return AttentionKernel::Reference;
+    throw Error("unknown attention kernel '" + name + "' (fused or reference)");
+}
+
+const char* attentionKernelName(AttentionKernel kernel) {
+    return kernel == AttentionKernel::Fused ? "fused" : "reference";
+}
+
+void fusedAttention(const AttentionLayout& layout, std::span<const float> queries,
+                    int64_t firstPosition, int64_t count, const float* keys, const float* values,
+                    std::span<float> out, ThreadPool* pool) {
+    const int64_t headDim = layout.headDim;
+    const int64_t headsPerGroup = layout.headCount / layout.kvHeadCount;
+    const int64_t queryWidth = layout.headCount * headDim;
+    const int64_t stride = layout.kvRowWidth;
+    const FloatTile tile = floatTile(DType::F32, cpuKernels());
+    const WeightedSum weighted = weightedSum(cpuKernels());
+    const int64_t rowBlocks = (count + kQueryBlock - 1) / kQueryBlock;
+    const int64_t items = layout.kvHeadCount * rowBlocks;
+    // Below this many multiply-adds the hand-off to other threads costs more than it saves.
+    constexpr int64_t kParallelWork = int64_t(1) << 16;
+    const int64_t work = layout.headCount * count * (firstPosition + count) * headDim;
+    const bool parallel = pool != nullptr && pool->size() > 1 && items > 1 && work >= kParallelWork;
+
+    // Every thread's buffers are allocated here, where running out of memory throws to the
+    // caller: the pool's threads must not throw. Each call of `run` (at most one per thread)
+    // takes the next set.
+    const auto vectorsAtMost = size_t(std::min(kQueryBlock, count) * headsPerGroup);
+    std::vector<Running> buffers(parallel ? size_t(pool->size()) : 1,
+                                 Running(vectorsAtMost, headDim));
+    std::atomic<size_t> nextBuffers{0};
+
+    const auto run = [&](int64_t firstItem, int64_t lastItem) {
+        Running& r = buffers[nextBuffers.fetch_add(1, std::memory_order_relaxed)];
+        for (int64_t item = firstItem; item < lastItem; ++item) {
+            const int64_t group = item / rowBlocks;
+            const int64_t row0 = (item % rowBlocks) * kQueryBlock;
+            const int64_t rows = std::min(kQueryBlock, count - row0);
+            // Vector v is query row row0 + v / headsPerGroup, head group × headsPerGroup + v % ….
+            const int64_t vectors = rows * headsPerGroup;
+            const auto queryOf = [&](int64_t v) {
+                return queries.data() + (row0 + v / headsPerGroup) * queryWidth +
+                       (group * headsPerGroup + v % headsPerGroup) * headDim;
+            };
+            std::fill_n(r.maximum.begin(), vectors, -std::numeric_limits<float>::infinity());
+            std::fill_n(r.sum.begin(), vectors, 0.0f);
+            std::fill_n(r.accumulated.begin(), vectors * headDim, 0.0f);
+            const int64_t keyEnd = firstPosition + row0 + rows;  // the last row's keys, exclusive
+            for (int64_t key0 = 0; key0 < keyEnd; key0 += kKeyBlock) {
+                const int64_t keysHere = std::min(kKeyBlock, keyEnd - key0);
+                // The block's scores, through the same SIMD tiles as the weights.
+                for (int64_t v0 = 0; v0 < vectors; v0 += kTileTokens) {
+                    const int tokens = int(std::min<int64_t>(kTileTokens, vectors - v0));
+                    const float* xs[kTileTokens];
+                    for (int t = 0; t < tokens; ++t)
+                        xs[t] = queryOf(v0 + t);
+                    for (int64_t k = 0; k < keysHere; k += kTileRows) {
+                        const int tileRows = int(std::min<int64_t>(kTileRows, keysHere - k));
+                        const std::byte* rowsOf[kTileRows];
+                        for (int i = 0; i < tileRows; ++i)
+                            rowsOf[i] = reinterpret_cast<const std::byte*>(
+                                keys + (key0 + k + i) * stride + group * headDim);
+                        float products[kTileRows * kTileTokens];
+                        tile(rowsOf, tileRows, xs, tokens, headDim, products);
+                        for (int i = 0; i < tileRows; ++i)
+                            for (int t = 0; t < tokens; ++t)
+                                r.scores[size_t((v0 + t) * kKeyBlock + k + i)] =
+                                    products[i * tokens + t] * layout.scale;
+                    }
+                }
+                for (int64_t v = 0; v < vectors; ++v) {
+                    // Causal: row v / headsPerGroup sees keys up to its own position.
+                    const int64_t position = firstPosition + row0 + v / headsPerGroup;
+                    const int64_t visible = std::min(keysHere, position - key0 + 1);
+                    if (visible <= 0)
+                        continue;
+                    float* scores = r.scores.data() + v * kKeyBlock;
+                    float* accumulated = r.accumulated.data() + v * headDim;
+                    const float blockMax = *std::max_element(scores, scores + visible);
+                    if (blockMax > r.maximum[size_t(v)]) {
+                        // exp(−∞) = 0 clears the (empty) sums on the first block.
+                        const float rescale = std::exp(r.maximum[size_t(v)] - blockMax);
+                        r.sum[size_t(v)] *= rescale;
+                        for (int64_t d = 0; d < headDim; ++d)
+                            accumulated[d] *= rescale;
+                        r.maximum[size_t(v)] = blockMax;
+                    }
+                    float blockSum = 0;
+                    for (int64_t j = 0; j < visible; ++j) {
+                        scores[j] = std::exp(scores[j] - r.maximum[size_t(v)]);
+                        blockSum += scores[j];
+                    }
+                    r.sum[size_t(v)] += blockSum;
+                    weighted(scores, visible, values + key0 * stride + group * headDim, stride,
+                             headDim, r.partial.data());
+                    for (int64_t d = 0; d < headDim; ++d)
+                        accumulated[d] += r.partial[size_t(d)];
+                }
+            }
+            for (int64_t v = 0; v < vectors; ++v) {
+                float* target = out.data() + (row0 + v / headsPerGroup) * queryWidth +
+                                (group * headsPerGroup + v % headsPerGroup) * headDim;
+                const float inverse = 1.0f / r.sum[size_t(v)];
+                for (int64_t d = 0; d < headDim; ++d)
+                    target[d] = r.accumulated[size_t(v * headDim + d)] * inverse;
+            }
+        }
+    };
+    if (parallel)
+        pool->parallelFor(items, run);
+    else
+        run(0, items);
+}
+
+}  // namespace inferlens

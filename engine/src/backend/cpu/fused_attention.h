@@ -1,0 +1,44 @@
+#pragma once
+// Causal attention without the score matrix, FlashAttention-style: for a block of query rows and
+// the query heads of one KV group, the keys go by in blocks; each block's scores live only long
+// enough to update, per query vector, a running maximum, a running sum of exponentials and a
+// running weighted sum of the values (rescaled whenever the maximum grows: the online softmax).
+// The result equals softmax(q·Kᵀ · scale) · V up to rounding, but nothing of size positions ×
+// positions (or even one row of it per head) is ever stored, and each key and value block is read
+// once for a whole block of query rows, which is what makes a long prefill cheaper.
+//
+// It never forms the attention probabilities themselves: where a probe wants a head's weights (the
+// attention panels), models/model.cpp computes them beside it, so watching changes no output.
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace inferlens {
+
+class ThreadPool;
+
+// Which kernel computes the CPU forward pass's attention output.
+enum class AttentionKernel { Fused, Reference };
+
+// "fused" or "reference" (Error otherwise), and back.
+AttentionKernel parseAttentionKernel(const std::string& name);
+const char* attentionKernelName(AttentionKernel kernel);
+
+struct AttentionLayout {
+    int64_t headDim = 0;
+    int64_t headCount = 0;
+    int64_t kvHeadCount = 0;  // query heads share KV heads in equal groups (MHA, GQA, MQA)
+    int64_t kvRowWidth = 0;   // floats from one position's K (or V) row to the next
+    float scale = 1;          // the scores' factor, 1/√head_dim
+};
+
+// queries: [count, headCount × headDim], the rows of positions firstPosition .. firstPosition +
+// count − 1. keys, values: the cache's rows of positions 0 .. firstPosition + count − 1 (group g's
+// head at g × headDim in each row). Row i attends to positions 0 .. firstPosition + i. Writes
+// out: [count, headCount × headDim]. Splits the work over `pool` when it is large enough.
+void fusedAttention(const AttentionLayout& layout, std::span<const float> queries,
+                    int64_t firstPosition, int64_t count, const float* keys, const float* values,
+                    std::span<float> out, ThreadPool* pool);
+
+}  // namespace inferlens
