@@ -1,11 +1,11 @@
-// The fused (online-softmax) attention kernel against a straightforward double-precision causal
-// softmax(q·Kᵀ/√d)·V, for multi-head, grouped-query and multi-query layouts, head sizes that leave
-// tails after the vector loops, lengths that end inside a key block and a query block, prefills
-// from position 0 and from later positions, single decode rows, a padded K/V row stride, and
-// scores large enough that a naive exp would overflow. The result must not depend on the number
-// of threads. End to end, a model's logits with the fused kernel equal those of the reference
-// path (whole prompts and decode steps, GLM and LLaMA), and a probe that watches one head gets
-// the reference path's weights without changing a single logit.
+// The fused (online-softmax) attention kernel, and the reference one row by row, against a
+// straightforward double-precision causal softmax(q·Kᵀ/√d)·V, for multi-head, grouped-query and
+// multi-query layouts, head sizes that leave tails after the vector loops, lengths that end inside
+// a key block and a query block, prefills from position 0 and from later positions, single decode
+// rows, a padded K/V row stride, and scores large enough that a naive exp would overflow. The
+// result must not depend on the number of threads. End to end, a model's logits with the fused
+// kernel equal those of the reference path (whole prompts and decode steps, GLM and LLaMA), and a
+// probe that watches one head gets the reference path's weights without changing a single logit.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -14,6 +14,7 @@
 #include <random>
 
 #include "backend/cpu/fused_attention.h"
+#include "backend/cpu/reference_attention.h"
 #include "backend/cpu/thread_pool.h"
 #include "generator.h"
 #include "models/model.h"
@@ -162,6 +163,26 @@ class TestFusedAttention : public QObject {
                                                   .arg(c.name)
                                                   .arg(error)));
             QVERIFY2(alone == shared, c.name);
+
+            // The reference kernel, row by row, against the same double-precision figures.
+            std::vector<float> rowByRow(expected.size(), NAN), weights;
+            const int64_t queryWidth = c.headCount * c.headDim;
+            for (int64_t i = 0; i < c.count; ++i) {
+                const int64_t position = c.firstPosition + i;
+                weights.assign(size_t(c.headCount * (position + 1)), NAN);
+                attentionProbabilities(
+                    layout, std::span(queries).subspan(size_t(i * queryWidth), size_t(queryWidth)),
+                    position, keys.data(), weights, &three);
+                weightedValues(
+                    layout, weights, position + 1, values.data(),
+                    std::span(rowByRow).subspan(size_t(i * queryWidth), size_t(queryWidth)),
+                    &three);
+            }
+            const double referenceError = test::normalisedError(rowByRow, expected);
+            QVERIFY2(referenceError < 2e-6,
+                     qPrintable(QString("%1: reference kernel's normalised error %2")
+                                    .arg(c.name)
+                                    .arg(referenceError)));
         }
     }
 

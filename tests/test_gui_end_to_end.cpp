@@ -113,6 +113,42 @@ class TestGuiEndToEnd : public QObject {
         QVERIFY(sampledAfterwards);
     }
 
+    void theAttentionKernelIsChosenInTheDeviceMenuAndRemembered() {
+        const auto greedyAnswer = [](MainWindow& window) {
+            QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+            window.samplingControls()->setTemperature(0);
+            window.chat()->send(QStringLiteral("Tell me a fortune."));
+            return finished.count() > 0 || finished.wait(60000) ? finished.at(0).at(0).toString()
+                                                                : QString();
+        };
+        QString fusedAnswer;
+        {
+            MainWindow window(test::bundledWindow(16));
+            QVERIFY(test::waitForModel(window));
+            auto* fused = window.findChild<QAction*>(QStringLiteral("fusedAttentionAction"));
+            auto* reference =
+                window.findChild<QAction*>(QStringLiteral("referenceAttentionAction"));
+            QVERIFY(fused != nullptr && reference != nullptr);
+            QVERIFY(fused->isChecked() && !reference->isChecked());
+            QCOMPARE(window.worker()->attentionKernel(), AttentionKernel::Fused);
+            fusedAnswer = greedyAnswer(window);
+            QVERIFY(!fusedAnswer.isEmpty());
+            reference->trigger();
+            QVERIFY(reference->isChecked() && !fused->isChecked());
+            QCOMPARE(window.worker()->attentionKernel(), AttentionKernel::Reference);
+        }
+        QFile::remove(ConversationStore().path());
+        const auto restore = qScopeGuard([] { QSettings().remove("engine/attention"); });
+        // A new window starts with the kernel chosen last; greedy decoding of the bundled model
+        // gives the same answer with either kernel (they differ only by rounding).
+        MainWindow window(test::bundledWindow(16));
+        QVERIFY(test::waitForModel(window));
+        QVERIFY(
+            window.findChild<QAction*>(QStringLiteral("referenceAttentionAction"))->isChecked());
+        QCOMPARE(window.worker()->attentionKernel(), AttentionKernel::Reference);
+        QCOMPARE(greedyAnswer(window), fusedAnswer);
+    }
+
     void stopEndsAGenerationMidway() {
         MainWindow window(test::bundledWindow(500));
         QVERIFY(test::waitForModel(window));

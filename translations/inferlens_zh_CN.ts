@@ -762,6 +762,14 @@
         <source>Beam tree</source>
         <translation>束搜索树</translation>
     </message>
+    <message>
+        <source>Fused attention on the CPU (tiled, no score matrix)</source>
+        <translation>CPU 上的融合注意力（分块计算，不生成分数矩阵）</translation>
+    </message>
+    <message>
+        <source>Reference attention on the CPU (every probability)</source>
+        <translation>CPU 上的参考注意力（计算每个概率）</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>

@@ -54,6 +54,8 @@ ZH_CN = {
     'of the prompt.': '对话超出了 %1 个词元的上下文：最早的 %n 轮未放入提示。',
     'The conversation could not be saved: %1': '无法保存对话：%1',
     '&Device': '设备(&D)', 'CPU': 'CPU', 'No GPU: %1': '没有 GPU：%1',
+    'Fused attention on the CPU (tiled, no score matrix)': 'CPU 上的融合注意力（分块计算，不生成分数矩阵）',
+    'Reference attention on the CPU (every probability)': 'CPU 上的参考注意力（计算每个概率）',
     '%1; the model runs on the CPU': '%1；模型改在 CPU 上运行',
     'Run the model on cpu, cuda or cuda:N (default: the Device menu\'s last choice).':
         '在 cpu、cuda 或 cuda:N 上运行模型（默认：“设备”菜单上次的选择）。',

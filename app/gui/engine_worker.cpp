@@ -304,6 +304,7 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
         const std::lock_guard lock(samplingMutex_);
         beams = beams_;
     }
+    backend_->setAttentionKernel(attentionKernel_.load());
     if (beams.width > 1) {
         runBeamSearch(sequence, promptTokens, maxNewTokens, beams);
         return;

@@ -17,6 +17,7 @@
 #include <span>
 #include <vector>
 
+#include "backend/cpu/fused_attention.h"
 #include "generation_control.h"
 #include "gui_probe.h"
 #include "models/model_config.h"
@@ -132,6 +133,9 @@ class EngineWorker : public QObject {
     std::shared_ptr<const RetainedStep> retainedStep() const;
     // The logit lens costs one LM-head product per layer and step: on only while it is shown.
     void setLensEnabled(bool on) { lensEnabled_.store(on); }
+    // The CPU's attention kernel (fused or reference) for the generations that start from now on.
+    void setAttentionKernel(AttentionKernel kernel) { attentionKernel_.store(kernel); }
+    AttentionKernel attentionKernel() const { return attentionKernel_.load(); }
 
   public slots:
     // contextSize 0: the model's own, at most 4,096 tokens. `device`: "cpu", "cuda" or "cuda:N";
@@ -212,6 +216,7 @@ class EngineWorker : public QObject {
     std::atomic<quint64> recomputeSerial_{0};
     std::atomic<bool> loadCancelled_{false};
     std::atomic<bool> lensEnabled_{false};
+    std::atomic<AttentionKernel> attentionKernel_{AttentionKernel::Fused};
     mutable std::mutex retainedMutex_;
     std::shared_ptr<const RetainedStep> retained_;
     std::mutex samplingMutex_;

@@ -238,11 +238,32 @@ void MainWindow::buildMenus() {
         noGpu = devices->addAction(QString());
         noGpu->setEnabled(false);
     }
+    // The CPU's attention kernel, remembered between runs; it takes effect at the next generation.
+    devices->addSeparator();
+    auto* kernelGroup = new QActionGroup(this);
+    QAction* fusedAction = devices->addAction(QString());
+    QAction* referenceAction = devices->addAction(QString());
+    fusedAction->setObjectName(QStringLiteral("fusedAttentionAction"));
+    referenceAction->setObjectName(QStringLiteral("referenceAttentionAction"));
+    const AttentionKernel remembered = rememberedAttentionKernel();
+    session_->worker()->setAttentionKernel(remembered);
+    for (const auto& [action, kernel] : {std::pair{fusedAction, AttentionKernel::Fused},
+                                         std::pair{referenceAction, AttentionKernel::Reference}}) {
+        action->setCheckable(true);
+        action->setChecked(kernel == remembered);
+        kernelGroup->addAction(action);
+        connect(action, &QAction::triggered, this, [this, kernel] {
+            QSettings().setValue("engine/attention", QString(attentionKernelName(kernel)));
+            session_->worker()->setAttentionKernel(kernel);
+        });
+    }
     texts_.add([=, message = QString::fromStdString(cuda.message)] {
         devices->setTitle(tr("&Device"));
         cpuAction->setText(tr("CPU"));
         if (noGpu != nullptr)
             noGpu->setText(tr("No GPU: %1").arg(message));
+        fusedAction->setText(tr("Fused attention on the CPU (tiled, no score matrix)"));
+        referenceAction->setText(tr("Reference attention on the CPU (every probability)"));
     });
 
     QMenu* help = menuBar()->addMenu(QString());
@@ -577,6 +598,11 @@ QString MainWindow::device() const {
     if (!options_.device.isEmpty())
         return options_.device;
     return QSettings().value("engine/device", QStringLiteral("cpu")).toString();
+}
+
+AttentionKernel MainWindow::rememberedAttentionKernel() {
+    const QString name = QSettings().value("engine/attention", QStringLiteral("fused")).toString();
+    return name == QLatin1String("reference") ? AttentionKernel::Reference : AttentionKernel::Fused;
 }
 
 void MainWindow::chooseDevice(const QString& device) {

@@ -126,6 +126,8 @@ class MainWindow : public QMainWindow {
     // Where models run: the Device menu's choice, remembered between runs.
     QString device() const;
     void chooseDevice(const QString& device);
+    // The CPU attention kernel chosen in the Device menu (fused until one is chosen).
+    static AttentionKernel rememberedAttentionKernel();
     void openModelDialog(bool directory);
     void onLoadPlanned(const LoadPlan& plan);
     void onModelLoaded(const ModelSummary& summary);

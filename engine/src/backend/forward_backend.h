@@ -44,6 +44,10 @@ class ForwardBackend {
     virtual void clearCache() = 0;
     virtual KvCacheStats cacheStats() const = 0;
 
+    // The kernel of the CPU's attention, for the steps that start from now on. A GPU backend has
+    // kernels of its own and keeps them.
+    virtual void setAttentionKernel(AttentionKernel kernel) { (void)kernel; }
+
     // Several sequences side by side (beam search): the backend keeps `count` KV caches ("slots"),
     // steps run on the one in use, and a slot can be copied onto another (a beam forking). Slot 0
     // is the cache above; resizing keeps it. Throws Error where the backend keeps only one.

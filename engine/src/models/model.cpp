@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "backend/cpu/kernels.h"
+#include "backend/cpu/reference_attention.h"
 #include "backend/cpu/reference_ops.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/dtype_codec.h"
@@ -209,112 +210,43 @@ AttentionLayout Model::attentionLayout(const KvCache& cache) const {
             float(1.0 / std::sqrt(double(c.headDim)))};
 }
 
-// Below this many multiply-adds per phase of one row's attention the hand-off to other threads
-// costs more than it saves.
-static bool attentionInParallel(const ModelConfig& c, int64_t keyCount, const ThreadPool* pool) {
-    constexpr int64_t kParallelWork = int64_t(1) << 16;
-    return pool != nullptr && pool->size() > 1 &&
-           c.headCount * keyCount * c.headDim >= kParallelWork;
-}
-
 void Model::attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,
                              ForwardScratch& s) const {
-    // The scores of a KV group's heads against its keys are a small matrix product — keys as
-    // rows, the heads' queries as tokens — and go through the same SIMD tiles as the weights (the
-    // tiles sum a pair the same way whatever their shape, so the scores do not depend on how many
-    // heads share a group). Groups are independent and split across the pool when the work is
-    // large enough.
-    const ModelConfig& c = config();
-    const int64_t headDim = c.headDim;
     const int64_t keyCount = position + 1;
-    const std::span<const float> keys = cache.keys(layerIndex, keyCount);
-    const int64_t width = cache.rowWidth();
-    const int64_t headsPerGroup = c.headCount / c.kvHeadCount;
-    const float scale = attentionLayout(cache).scale;
-    s.scores.resize(size_t(c.headCount * keyCount));
-    const FloatTile tile = floatTile(DType::F32, cpuKernels());
-    const auto scoreGroups = [&](int64_t firstGroup, int64_t lastGroup) {
-        for (int64_t g = firstGroup; g < lastGroup; ++g) {
-            for (int64_t h0 = 0; h0 < headsPerGroup; h0 += kTileTokens) {
-                const int heads = int(std::min<int64_t>(kTileTokens, headsPerGroup - h0));
-                const float* queries[kTileTokens];
-                for (int i = 0; i < heads; ++i)
-                    queries[i] = s.query.data() + (g * headsPerGroup + h0 + i) * headDim;
-                for (int64_t t0 = 0; t0 < keyCount; t0 += kTileRows) {
-                    const int rows = int(std::min<int64_t>(kTileRows, keyCount - t0));
-                    const std::byte* keyRows[kTileRows];
-                    for (int r = 0; r < rows; ++r)
-                        keyRows[r] = reinterpret_cast<const std::byte*>(
-                            keys.data() + (t0 + r) * width + g * headDim);
-                    float out[kTileRows * kTileTokens];
-                    tile(keyRows, rows, queries, heads, headDim, out);
-                    for (int r = 0; r < rows; ++r)
-                        for (int i = 0; i < heads; ++i)
-                            headWeights(s, g * headsPerGroup + h0 + i, keyCount)[size_t(t0 + r)] =
-                                out[r * heads + i] * scale;
-                }
-            }
-            for (int64_t i = 0; i < headsPerGroup; ++i)
-                softmaxInPlace(headWeights(s, g * headsPerGroup + i, keyCount));
-        }
-    };
-    if (attentionInParallel(c, keyCount, s.pool))
-        s.pool->parallelFor(c.kvHeadCount, scoreGroups);
-    else
-        scoreGroups(0, c.kvHeadCount);
-}
-
-std::span<float> Model::headWeights(ForwardScratch& s, int64_t head, int64_t keyCount) {
-    return std::span(s.scores).subspan(size_t(head * keyCount), size_t(keyCount));
-}
-
-void Model::recordWeights(int64_t layerIndex, int64_t position, ForwardScratch& s,
-                          AttentionRecorder& recorder) const {
-    for (int64_t h = 0; h < config().headCount; ++h)
-        if (recorder.wantsHead(layerIndex, h))
-            recorder.record(layerIndex, h, position, headWeights(s, h, position + 1));
+    s.scores.resize(size_t(config().headCount * keyCount));
+    attentionProbabilities(attentionLayout(cache), s.query, position,
+                           cache.keys(layerIndex, keyCount).data(), s.scores, s.pool);
 }
 
 void Model::recordAttention(int64_t layerIndex, int64_t position, const KvCache& cache,
                             ForwardScratch& s, AttentionRecorder& recorder) const {
     attentionWeights(layerIndex, position, cache, s);
-    recordWeights(layerIndex, position, s, recorder);
+    // Recorders are called from this thread only.
+    const int64_t keyCount = position + 1;
+    for (int64_t h = 0; h < config().headCount; ++h)
+        if (recorder.wantsHead(layerIndex, h))
+            recorder.record(layerIndex, h, position,
+                            std::span(s.scores).subspan(size_t(h * keyCount), size_t(keyCount)));
 }
 
 void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& s,
                    AttentionRecorder* recorder) const {
-    const ModelConfig& c = config();
     const int64_t keyCount = position + 1;
+    const AttentionLayout layout = attentionLayout(cache);
+    const float* values = cache.values(layerIndex, keyCount).data();
     if (s.attention == AttentionKernel::Fused) {
-        fusedAttention(attentionLayout(cache), s.query, position, 1,
-                       cache.keys(layerIndex, keyCount).data(),
-                       cache.values(layerIndex, keyCount).data(), s.attended, s.pool);
+        fusedAttention(layout, s.query, position, 1, cache.keys(layerIndex, keyCount).data(),
+                       values, s.attended, s.pool);
         if (recordsLayer(layerIndex, recorder))
             recordAttention(layerIndex, position, cache, s, *recorder);
         return;
     }
-
-    // The reference path: the probabilities of every head, then their weighted sums of values.
-    attentionWeights(layerIndex, position, cache, s);
-    // Recorders are called from this thread only.
+    // The reference path: every head's probabilities, then their weighted sums of the values.
     if (recorder != nullptr)
-        recordWeights(layerIndex, position, s, *recorder);
-    const std::span<const float> values = cache.values(layerIndex, keyCount);
-    const int64_t headsPerGroup = c.headCount / c.kvHeadCount;
-    const WeightedSum sumValues = weightedSum(cpuKernels());
-    const auto valueGroups = [&](int64_t firstGroup, int64_t lastGroup) {
-        for (int64_t g = firstGroup; g < lastGroup; ++g)
-            for (int64_t i = 0; i < headsPerGroup; ++i) {
-                const int64_t h = g * headsPerGroup + i;
-                sumValues(headWeights(s, h, keyCount).data(), keyCount,
-                          values.data() + g * c.headDim, cache.rowWidth(), c.headDim,
-                          s.attended.data() + h * c.headDim);
-            }
-    };
-    if (attentionInParallel(c, keyCount, s.pool))
-        s.pool->parallelFor(c.kvHeadCount, valueGroups);
+        recordAttention(layerIndex, position, cache, s, *recorder);
     else
-        valueGroups(0, c.kvHeadCount);
+        attentionWeights(layerIndex, position, cache, s);
+    weightedValues(layout, s.scores, keyCount, values, s.attended, s.pool);
 }
 
 void Model::computeLogits(std::span<const float> x, std::span<float> logits,

@@ -96,11 +96,8 @@ class Model {
     // 0..position, into scratch.scores.
     void attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,
                           ForwardScratch& scratch) const;
-    static std::span<float> headWeights(ForwardScratch& scratch, int64_t head, int64_t keyCount);
-    // Hands the weights in scratch.scores of the heads the recorder wants to it.
-    void recordWeights(int64_t layerIndex, int64_t position, ForwardScratch& scratch,
-                       AttentionRecorder& recorder) const;
-    // Beside the fused kernel, which never forms them: computes the weights and records them.
+    // Computes the weights (beside the fused kernel, which never forms them) and hands those of
+    // the heads the recorder wants to it.
     void recordAttention(int64_t layerIndex, int64_t position, const KvCache& cache,
                          ForwardScratch& scratch, AttentionRecorder& recorder) const;
     // Causal attention of scratch.query (the token at `position`, its K/V already in the cache)

@@ -18,6 +18,7 @@ class CpuForward final : public ForwardBackend {
 
     const ModelConfig& config() const override { return model_.config(); }
     std::string deviceName() const override;
+    void setAttentionKernel(AttentionKernel kernel) override { scratch_.attention = kernel; }
     int threadCount() const override { return pool_.size(); }
     int64_t contextSize() const override { return cache().capacity(); }
     int64_t cachedTokens() const override { return cache().size(); }
