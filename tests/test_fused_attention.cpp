@@ -20,6 +20,7 @@
 #include "models/model.h"
 #include "probe.h"
 #include "support/test_models.h"
+#include "teaching/attention_kernels.h"
 
 using namespace inferlens;
 
@@ -184,6 +185,35 @@ class TestFusedAttention : public QObject {
                                     .arg(c.name)
                                     .arg(referenceError)));
         }
+    }
+
+    void theTeachingTimingRunsBothKernelsAndStopsWhenCancelled() {
+        AttentionLayout layout;
+        layout.headDim = 32;
+        layout.headCount = 4;
+        layout.kvHeadCount = 2;
+        layout.kvRowWidth = 64;
+        layout.scale = float(1.0 / std::sqrt(32.0));
+        ThreadPool pool(2);
+        const int64_t lengths[] = {40, 130};
+        std::vector<std::pair<int, int>> reports;
+        const auto progress = [&](int done, int total) { reports.emplace_back(done, total); };
+        const auto timings = timeAttentionKernels(layout, lengths, &pool, nullptr, progress);
+        QCOMPARE(timings.size(), size_t(2));
+        for (size_t i = 0; i < timings.size(); ++i) {
+            QCOMPARE(timings[i].tokens, lengths[i]);
+            QVERIFY(timings[i].fusedSeconds > 0 && timings[i].referenceSeconds > 0);
+            QVERIFY2(timings[i].difference < 1e-5,
+                     qPrintable(QString::number(timings[i].difference)));
+        }
+        QCOMPARE(reports, (std::vector<std::pair<int, int>>{{1, 4}, {2, 4}, {3, 4}, {4, 4}}));
+
+        // Cancelled: the fused run of the first length ends, the reference stops at its first row.
+        GenerationControl control;
+        control.cancel();
+        reports.clear();
+        QVERIFY(timeAttentionKernels(layout, lengths, &pool, &control, progress).empty());
+        QCOMPARE(reports, (std::vector<std::pair<int, int>>{{1, 4}}));
     }
 
     void modelLogitsEqualTheReferencePath() {
