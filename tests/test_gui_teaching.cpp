@@ -12,6 +12,7 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include "attention_kernels_view.h"
 #include "chat_view.h"
 #include "guided_tour.h"
 #include "kv_experiment_chart_widget.h"
@@ -158,6 +159,38 @@ class TestGuiTeaching : public QObject {
         QCOMPARE(chart->pointCount(true), 10);
         QCOMPARE(chart->pointCount(false), 10);
         QVERIFY(chart->flopRatioAt(10).value_or(0) > 1);
+    }
+
+    void attentionKernelsAreTimedSideBySideAndStopCancels() {
+        MainWindow window(test::bundledWindow(2));
+        QVERIFY(generate(window, QStringLiteral("《春晓》")));
+        AttentionKernelsView* view = window.teaching()->attentionKernels();
+        QSignalSpy progress(window.worker(), &EngineWorker::attentionKernelProgress);
+        QSignalSpy finished(window.teaching(), &TeachingViews::experimentFinished);
+
+        // Stop during the first length: the reference run at 8,192 tokens never completes.
+        QVERIFY(window.teaching()->runAttentionKernels());
+        QVERIFY(window.generating());
+        QVERIFY(!window.teaching()->runAttentionKernels());  // one at a time
+        QVERIFY(progress.count() > 0 || progress.wait(60000));
+        window.worker()->control().cancel();
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(!window.generating());
+        QVERIFY2(finished.at(0).at(0).toString().contains(QStringLiteral("cancelled")),
+                 qPrintable(finished.at(0).at(0).toString()));
+        QVERIFY(view->rowCount() < 3);
+
+        QVERIFY(window.teaching()->runAttentionKernels());
+        QVERIFY(finished.count() > 1 || finished.wait(300000));
+        QCOMPARE(finished.at(1).at(0).toString(), view->summaryText());  // not an error message
+        QCOMPARE(view->rowCount(), 3);
+        const std::vector<int64_t> lengths{512, 2048, 8192};
+        for (size_t i = 0; i < lengths.size(); ++i) {
+            const AttentionKernelTiming& timing = view->timings()[i];
+            QCOMPARE(timing.tokens, lengths[i]);
+            QVERIFY(timing.fusedSeconds > 0 && timing.referenceSeconds > 0);
+            QVERIFY2(timing.difference < 1e-5, qPrintable(QString::number(timing.difference)));
+        }
     }
 
     void shapesAndCostsFollowTheSteps() {

@@ -244,6 +244,65 @@
     </message>
 </context>
 <context>
+    <name>inferlens::gui::AttentionKernelsView</name>
+    <message>
+        <source>Time both kernels at 512, 2,048 and 8,192 tokens</source>
+        <translation>在 512、2,048 和 8,192 个词元上为两种内核计时</translation>
+    </message>
+    <message>
+        <source>One layer's attention over a whole prompt, on random numbers in the loaded model's layout (Stop cancels)</source>
+        <translation>对整段提示计算一层注意力，使用随机数和已加载模型的布局（“停止”可取消）</translation>
+    </message>
+    <message>
+        <source>Tokens</source>
+        <translation>词元数</translation>
+    </message>
+    <message>
+        <source>Reference, ms</source>
+        <translation>参考内核，毫秒</translation>
+    </message>
+    <message>
+        <source>Fused, ms</source>
+        <translation>融合内核，毫秒</translation>
+    </message>
+    <message>
+        <source>Fused is faster by</source>
+        <translation>融合内核快</translation>
+    </message>
+    <message>
+        <source>Score matrix not stored</source>
+        <translation>未存储的分数矩阵</translation>
+    </message>
+    <message>
+        <source>Attention kernels: nothing measured</source>
+        <translation>注意力内核：尚未测量</translation>
+    </message>
+    <message>
+        <source>Attention at %1 tokens: reference %2 ms, fused %3 ms (%4× faster), outputs differ by %5</source>
+        <translation>%1 个词元的注意力：参考 %2 毫秒，融合 %3 毫秒（快 %4 倍），输出相差 %5</translation>
+    </message>
+    <message>
+        <source>%1×</source>
+        <translation>%1 倍</translation>
+    </message>
+    <message>
+        <source>%1 MiB per head</source>
+        <translation>每个头 %1 MiB</translation>
+    </message>
+    <message>
+        <source>outputs differ by %1 (relative, rounding only)</source>
+        <translation>输出相差 %1（相对误差，仅为舍入）</translation>
+    </message>
+    <message>
+        <source>Measured here for one layer of the loaded model: %1 query heads in %2 key/value groups, head size %3.</source>
+        <translation>此处测量的是已加载模型的一层：%1 个查询头，分为 %2 个键/值组，头维度 %3。</translation>
+    </message>
+    <message>
+        <source>Attention compares every token's query with the keys of all tokens before it. The reference kernel does it row by row: the scores, their softmax (the probabilities the attention panels draw), then the weighted sum of the values. The fused kernel streams blocks of keys past blocks of queries and keeps, per query, only a running maximum, a running sum and a running weighted sum (an online softmax): the tokens × tokens score matrix never exists, and each block of keys is read once for many queries. The output is the same up to rounding, so InferLens uses the fused kernel (Device menu) and computes the probabilities beside it only for the heads a panel shows.</source>
+        <translation>注意力把每个词元的查询与它之前所有词元的键相比较。参考内核逐行计算：先算分数，再做 softmax（注意力面板画出的概率），最后对值加权求和。融合内核让一块块键依次经过一块块查询，每个查询只保留当前最大值、当前指数和与当前加权和（在线 softmax）：词元数 × 词元数的分数矩阵从不出现，每块键只读一次就供许多查询使用。两者输出只差舍入误差，因此 InferLens 使用融合内核（设备菜单），只为面板显示的头另外计算概率。</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::BeamTreePanel</name>
     <message>
         <source>Pruned candidates shown per beam</source>
@@ -707,10 +766,6 @@
         <translation>KV 缓存实验</translation>
     </message>
     <message>
-        <source>KV cache experiment running (Stop cancels)</source>
-        <translation>KV 缓存实验进行中（“停止”可取消）</translation>
-    </message>
-    <message>
         <source>cannot start the KV cache experiment</source>
         <translation>无法开始 KV 缓存实验</translation>
     </message>
@@ -769,6 +824,14 @@
     <message>
         <source>Reference attention on the CPU (every probability)</source>
         <translation>CPU 上的参考注意力（计算每个概率）</translation>
+    </message>
+    <message>
+        <source>Attention kernels</source>
+        <translation>注意力内核</translation>
+    </message>
+    <message>
+        <source>cannot time the attention kernels</source>
+        <translation>无法为注意力内核计时</translation>
     </message>
 </context>
 <context>
@@ -970,6 +1033,18 @@
     <message>
         <source>%1 key/value groups instead of %2 heads: %3 KiB instead of %4 KiB per token at fp16 (%5 layers × keys and values × %1 × %6 numbers × 2 bytes), %7× less memory.</source>
         <translation>%1 个键/值组而不是 %2 个头：fp16 下每个词元 %3 KiB 而不是 %4 KiB（%5 层 × 键和值 × %1 × %6 个数 × 2 字节），内存少 %7 倍。</translation>
+    </message>
+    <message>
+        <source>KV cache experiment running (Stop cancels)</source>
+        <translation>KV 缓存实验进行中（“停止”可取消）</translation>
+    </message>
+    <message>
+        <source>Attention kernels: %1</source>
+        <translation>注意力内核：%1</translation>
+    </message>
+    <message>
+        <source>Timing the attention kernels (Stop cancels)</source>
+        <translation>正在为注意力内核计时（“停止”可取消）</translation>
     </message>
 </context>
 <context>
@@ -1509,6 +1584,10 @@ whole step: %5</source>
     <message>
         <source>The answer follows this grammar (a .json file: a JSON schema).</source>
         <translation>回答遵循此语法（.json 文件：JSON 模式）。</translation>
+    </message>
+    <message>
+        <source>After the generation, time the fused and the reference attention kernels.</source>
+        <translation>生成结束后，为融合内核和参考内核计时。</translation>
     </message>
 </context>
 </TS>

@@ -317,4 +317,34 @@ ZH_CN = {
     'beam search: %1 caches, %2 more for the other %n beam(s)': '束搜索：%1 个缓存，其余 %n 个束多占 %2',
     'Answer by beam search with N beams.': '用 N 个束的束搜索作答。',
     'The answer follows this grammar (a .json file: a JSON schema).': '回答遵循此语法（.json 文件：JSON 模式）。',
+    'Time both kernels at 512, 2,048 and 8,192 tokens': '在 512、2,048 和 8,192 个词元上为两种内核计时',
+    "One layer's attention over a whole prompt, on random numbers in the loaded model's layout (Stop cancels)":
+        '对整段提示计算一层注意力，使用随机数和已加载模型的布局（“停止”可取消）',
+    'Tokens': '词元数', 'Reference, ms': '参考内核，毫秒', 'Fused, ms': '融合内核，毫秒',
+    'Fused is faster by': '融合内核快', 'Score matrix not stored': '未存储的分数矩阵',
+    'Attention kernels: nothing measured': '注意力内核：尚未测量',
+    'Attention at %1 tokens: reference %2 ms, fused %3 ms (%4× faster), outputs differ by %5':
+        '%1 个词元的注意力：参考 %2 毫秒，融合 %3 毫秒（快 %4 倍），输出相差 %5',
+    '%1×': '%1 倍', '%1 MiB per head': '每个头 %1 MiB',
+    'outputs differ by %1 (relative, rounding only)': '输出相差 %1（相对误差，仅为舍入）',
+    'Measured here for one layer of the loaded model: %1 query heads in %2 key/value groups, head size %3.':
+        '此处测量的是已加载模型的一层：%1 个查询头，分为 %2 个键/值组，头维度 %3。',
+    ("Attention compares every token's query with the keys of all tokens before it. The reference "
+     'kernel does it row by row: the scores, their softmax (the probabilities the attention panels '
+     'draw), then the weighted sum of the values. The fused kernel streams blocks of keys past blocks '
+     'of queries and keeps, per query, only a running maximum, a running sum and a running weighted '
+     'sum (an online softmax): the tokens × tokens score matrix never exists, and each block of keys '
+     'is read once for many queries. The output is the same up to rounding, so InferLens uses the '
+     'fused kernel (Device menu) and computes the probabilities beside it only for the heads a panel '
+     'shows.'):
+        '注意力把每个词元的查询与它之前所有词元的键相比较。参考内核逐行计算：先算分数，再做 softmax'
+        '（注意力面板画出的概率），最后对值加权求和。融合内核让一块块键依次经过一块块查询，每个查询只保留'
+        '当前最大值、当前指数和与当前加权和（在线 softmax）：词元数 × 词元数的分数矩阵从不出现，每块键'
+        '只读一次就供许多查询使用。两者输出只差舍入误差，因此 InferLens 使用融合内核（设备菜单），只为面板'
+        '显示的头另外计算概率。',
+    'Attention kernels': '注意力内核', 'cannot time the attention kernels': '无法为注意力内核计时',
+    'Attention kernels: %1': '注意力内核：%1',
+    'Timing the attention kernels (Stop cancels)': '正在为注意力内核计时（“停止”可取消）',
+    'After the generation, time the fused and the reference attention kernels.':
+        '生成结束后，为融合内核和参考内核计时。',
 }

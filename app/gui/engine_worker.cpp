@@ -5,6 +5,7 @@
 #include <map>
 
 #include "attention_recompute.h"
+#include "backend/cpu/thread_pool.h"
 #include "backend/devices.h"
 #include "core/dtype.h"
 #include "core/error.h"
@@ -534,6 +535,24 @@ void EngineWorker::runKvExperiment(int tokens) {
     }
 }
 
+void EngineWorker::runAttentionKernelTiming() {
+    try {
+        if (!model_)
+            throw Error(tr("no model is loaded").toStdString());
+        control_.clearCancel();
+        const ModelConfig& c = model_->config();
+        const AttentionLayout layout = attentionLayoutOf(c, c.kvHeadCount * c.headDim);
+        ThreadPool pool(0);
+        const int64_t lengths[] = {512, 2048, 8192};
+        const auto timings = timeAttentionKernels(
+            layout, lengths, &pool, &control_,
+            [this](int done, int total) { emit attentionKernelProgress(done, total); });
+        emit attentionKernelsTimed(timings, control_.cancelled() ? tr("cancelled") : QString());
+    } catch (const std::exception& error) {
+        emit attentionKernelsTimed({}, exceptionMessage(error));
+    }
+}
+
 EngineSession::EngineSession(QObject* parent) : QObject(parent), worker_(new EngineWorker) {
     registerEngineMetaTypes();
     thread_.setObjectName(QStringLiteral("inferlens-engine"));
@@ -563,6 +582,7 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<AttentionOverview>();
     qRegisterMetaType<widgets::LensSnapshot>();
     qRegisterMetaType<widgets::KvExperimentData>();
+    qRegisterMetaType<std::vector<AttentionKernelTiming>>();
     qRegisterMetaType<ChatTurn>();
     qRegisterMetaType<QList<ChatTurn>>();
     qRegisterMetaType<BeamSearchSummary>();

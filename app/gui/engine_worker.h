@@ -23,6 +23,7 @@
 #include "models/model_config.h"
 #include "panel_data.h"
 #include "sampling/sampling_params.h"
+#include "teaching/attention_kernels.h"
 #include "tokenizer/tokenizer.h"
 
 namespace inferlens {
@@ -151,6 +152,9 @@ class EngineWorker : public QObject {
     // The KV cache on/off experiment on the last generation's prompt (greedy, `tokens` new tokens
     // in each run); Stop cancels it.
     void runKvExperiment(int tokens);
+    // Times one layer's attention with the fused and the reference kernel at 512, 2,048 and
+    // 8,192 tokens, on the loaded model's layout (Stop cancels).
+    void runAttentionKernelTiming();
 
   signals:
     void loadPlanned(const inferlens::gui::LoadPlan& plan);
@@ -171,6 +175,10 @@ class EngineWorker : public QObject {
     void traceRecorded(const QString& path);
     void lensStep(const inferlens::widgets::LensSnapshot& snapshot);
     void kvExperimentProgress(bool withCache, qint64 done, qint64 total);
+    void attentionKernelProgress(int done, int total);
+    // The lengths timed (fewer when cancelled); `error` is empty on success.
+    void attentionKernelsTimed(const std::vector<inferlens::AttentionKernelTiming>& timings,
+                               const QString& error);
     // `error` empty: the experiment completed (cancelled: a message says so).
     void kvExperimentFinished(const inferlens::widgets::KvExperimentData& data,
                               const QString& error);
@@ -259,5 +267,6 @@ Q_DECLARE_METATYPE(inferlens::gui::LoadPlan)
 Q_DECLARE_METATYPE(inferlens::gui::AttentionOverview)
 Q_DECLARE_METATYPE(inferlens::widgets::LensSnapshot)
 Q_DECLARE_METATYPE(inferlens::widgets::KvExperimentData)
+Q_DECLARE_METATYPE(std::vector<inferlens::AttentionKernelTiming>)
 Q_DECLARE_METATYPE(inferlens::gui::ChatTurn)
 Q_DECLARE_METATYPE(inferlens::gui::BeamSearchSummary)

@@ -57,6 +57,10 @@ int main(int argc, char** argv) {
         QApplication::translate(
             "main", "After the generation, run the KV cache on/off experiment with N tokens."),
         "n");
+    const QCommandLineOption attentionKernels(
+        "attention-kernels",
+        QApplication::translate(
+            "main", "After the generation, time the fused and the reference attention kernels."));
     const QCommandLineOption device(
         "device",
         QApplication::translate("main",
@@ -73,7 +77,8 @@ int main(int argc, char** argv) {
                                 "The answer follows this grammar (a .json file: a JSON schema)."),
         "file");
     parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, panels, lens,
-                       kvExperiment, tourStep, device, beams, grammar, languageOption});
+                       kvExperiment, attentionKernels, tourStep, device, beams, grammar,
+                       languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;
@@ -86,6 +91,7 @@ int main(int argc, char** argv) {
     options.panels = parser.value(panels).split(',', Qt::SkipEmptyParts);
     options.logitLens = parser.isSet(lens);
     options.kvExperiment = parser.value(kvExperiment).toInt();
+    options.attentionKernels = parser.isSet(attentionKernels);
     options.device = parser.value(device);
     options.tourStep = parser.value(tourStep).toInt();
     options.beams = parser.value(beams).toInt();

@@ -30,6 +30,7 @@
 
 #include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
+#include "attention_kernels_view.h"
 #include "attention_overview_widget.h"
 #include "beam_tree_panel.h"
 #include "branch_compare_widget.h"
@@ -528,15 +529,18 @@ void MainWindow::buildTeachingDocks() {
     below("kvCacheDock",
           addDock([] { return tr("KV cache experiment"); }, QStringLiteral("kvExperimentDock"),
                   teaching_->experimentPanel(), Qt::LeftDockWidgetArea));
+    below("doubleLoopDock",
+          addDock([] { return tr("Attention kernels"); }, QStringLiteral("attentionKernelsDock"),
+                  teaching_->attentionKernels(), Qt::BottomDockWidgetArea));
     // The panels the user sees first stay in front of their tabs.
     for (const char* front :
          {"samplingParametersDock", "doubleLoopDock", "samplingDock", "kvCacheDock"})
         findChild<QDockWidget*>(QString::fromLatin1(front))->raise();
     connect(teaching_, &TeachingViews::highlightPanel, this, &MainWindow::highlightPanel);
-    connect(teaching_, &TeachingViews::experimentStarted, this, [this] {
+    connect(teaching_, &TeachingViews::experimentStarted, this, [this](const QString& status) {
         generating_ = true;
         chat_->setBusy(true, false);
-        statusBar()->showMessage(tr("KV cache experiment running (Stop cancels)"));
+        statusBar()->showMessage(status);
     });
     connect(teaching_, &TeachingViews::experimentFinished, this, [this](const QString& message) {
         generating_ = false;
@@ -821,6 +825,15 @@ void MainWindow::finishRun(bool ok, const QString& reason) {
         if (teaching_->runExperiment(options_.kvExperiment))
             return;
         return finishHeadlessRun(false, tr("cannot start the KV cache experiment"));
+    }
+    if (ok && options_.attentionKernels && teaching_->attentionKernels()->rowCount() == 0) {
+        // The documentation's kernel table: the timings, then the screenshot.
+        connect(
+            teaching_, &TeachingViews::experimentFinished, this,
+            [this, reason] { finishRun(true, reason); }, Qt::SingleShotConnection);
+        if (teaching_->runAttentionKernels())
+            return;
+        return finishHeadlessRun(false, tr("cannot time the attention kernels"));
     }
     if (!options_.screenshot.isEmpty()) {
         resize(1600, 1000);

@@ -53,11 +53,12 @@ struct StartupOptions {
     QString trace;           // replay this trace instead of loading a model
     QStringList panels;      // docks (object names) to bring to the front before the screenshot
     bool logitLens = false;  // compute the logit lens
-    int kvExperiment = 0;    // after the generation, run the KV on/off experiment (tokens)
-    int tourStep = 0;        // the guided tour's step on show (1-based; 0: the first)
-    QString device;          // "cpu", "cuda", "cuda:N"; empty: the last one chosen (Device menu)
-    int beams = 0;           // answer by beam search with this many beams (0: the panel's value)
-    QString grammar;         // a grammar file (.json: a JSON schema) the answer must follow
+    bool attentionKernels = false;  // after the generation, time the attention kernels
+    int kvExperiment = 0;           // after the generation, run the KV on/off experiment (tokens)
+    int tourStep = 0;               // the guided tour's step on show (1-based; 0: the first)
+    QString device;   // "cpu", "cuda", "cuda:N"; empty: the last one chosen (Device menu)
+    int beams = 0;    // answer by beam search with this many beams (0: the panel's value)
+    QString grammar;  // a grammar file (.json: a JSON schema) the answer must follow
 };
 
 class MainWindow : public QMainWindow {

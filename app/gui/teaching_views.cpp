@@ -8,6 +8,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "attention_kernels_view.h"
 #include "kv_experiment_chart_widget.h"
 #include "logit_lens_widget.h"
 #include "step_costs_view.h"
@@ -22,11 +23,13 @@ TeachingViews::TeachingViews(EngineWorker* worker, std::function<bool()> busy, Q
       busy_(std::move(busy)),
       tour_(new TourPanel),
       costs_(new StepCostsView),
-      kvLesson_(new QLabel) {
+      kvLesson_(new QLabel),
+      kernels_(new AttentionKernelsView) {
     kvLesson_->setWordWrap(true);
     connect(tour_, &TourPanel::highlightPanel, this, &TeachingViews::highlightPanel);
     buildLensPanel();
     buildExperimentPanel();
+    connectAttentionKernels();
     connect(worker_, &EngineWorker::lensStep, lens_, &widgets::LogitLensWidget::setSnapshot);
     connect(worker_, &EngineWorker::kvExperimentProgress, this,
             [this](bool withCache, qint64 done, qint64 total) {
@@ -108,8 +111,32 @@ bool TeachingViews::runExperiment(int tokens) {
     experimentProgress_->setValue(0);
     experimentProgress_->show();
     experimentChart_->clear();
-    emit experimentStarted();
+    emit experimentStarted(tr("KV cache experiment running (Stop cancels)"));
     QMetaObject::invokeMethod(worker_, "runKvExperiment", Qt::QueuedConnection, Q_ARG(int, tokens));
+    return true;
+}
+
+void TeachingViews::connectAttentionKernels() {
+    connect(kernels_, &AttentionKernelsView::measureRequested, this,
+            &TeachingViews::runAttentionKernels);
+    connect(worker_, &EngineWorker::attentionKernelProgress, kernels_,
+            &AttentionKernelsView::setProgress);
+    connect(worker_, &EngineWorker::attentionKernelsTimed, this,
+            [this](const std::vector<AttentionKernelTiming>& timings, const QString& error) {
+                experimentRunning_ = false;
+                kernels_->setTimings(timings);
+                emit experimentFinished(error.isEmpty() ? kernels_->summaryText()
+                                                        : tr("Attention kernels: %1").arg(error));
+            });
+}
+
+bool TeachingViews::runAttentionKernels() {
+    if (experimentRunning_ || busy_() || !model_)
+        return false;
+    experimentRunning_ = true;
+    kernels_->started();
+    emit experimentStarted(tr("Timing the attention kernels (Stop cancels)"));
+    QMetaObject::invokeMethod(worker_, "runAttentionKernelTiming", Qt::QueuedConnection);
     return true;
 }
 
@@ -122,6 +149,7 @@ void TeachingViews::setModel(const ModelSummary& summary) {
     costs_->setModel(summary.config, summary.bytesPerWeight);
     lens_->clear();
     experimentChart_->clear();
+    kernels_->setModel(summary.config);
     updateKvLesson();
 }
 
@@ -160,6 +188,7 @@ void TeachingViews::stepTimed(const widgets::LoopTiming& timing) {
 
 void TeachingViews::retranslate() {
     texts_.retranslate();
+    kernels_->retranslate();
     updateKvLesson();
     if (model_)
         tour_->setSteps(buildTour(facts_));

@@ -1,7 +1,8 @@
 #pragma once
 // The teaching views and their logic, beside the main window's panels: the guided tour, the
-// shapes-and-costs table, the logit lens, the KV cache on/off experiment, and the MQA/GQA lesson
-// under the KV chart. The window puts each in a dock and feeds them what the worker reports.
+// shapes-and-costs table, the logit lens, the KV cache on/off experiment, the attention kernels
+// timed side by side, and the MQA/GQA lesson under the KV chart. The window puts each in a dock and
+// feeds them what the worker reports.
 
 #include <QObject>
 #include <functional>
@@ -23,6 +24,7 @@ class KvExperimentChartWidget;
 
 namespace inferlens::gui {
 
+class AttentionKernelsView;
 class StepCostsView;
 class TourPanel;
 
@@ -39,6 +41,7 @@ class TeachingViews : public QObject {
     QWidget* lensPanel() const { return lensPanel_; }
     QWidget* experimentPanel() const { return experimentPanel_; }
     QLabel* kvLesson() const { return kvLesson_; }
+    AttentionKernelsView* attentionKernels() const { return kernels_; }
 
     TourPanel* tour() const { return tour_; }
     StepCostsView* costs() const { return costs_; }
@@ -54,17 +57,21 @@ class TeachingViews : public QObject {
     void setLensEnabled(bool on);
     // Starts the KV on/off experiment with `tokens` new tokens per run; false when it cannot.
     bool runExperiment(int tokens);
+    // Times the fused and the reference attention kernels; false when it cannot start now.
+    bool runAttentionKernels();
     // The window passes its LanguageChange on (a QObject gets none of its own).
     void retranslate();
 
   signals:
     void highlightPanel(const QString& panel);
-    void experimentStarted();
+    // An experiment (KV cache or attention kernels) occupies the worker; `status` says which.
+    void experimentStarted(const QString& status);
     void experimentFinished(const QString& message);
 
   private:
     void buildLensPanel();
     void buildExperimentPanel();
+    void connectAttentionKernels();
     void updateKvLesson();
 
     EngineWorker* worker_;
@@ -80,6 +87,7 @@ class TeachingViews : public QObject {
     QProgressBar* experimentProgress_;
     widgets::KvExperimentChartWidget* experimentChart_;
     QLabel* kvLesson_;
+    AttentionKernelsView* kernels_;
     std::optional<ModelSummary> model_;
     TourFacts facts_;
     int64_t positions_ = 0;

@@ -204,10 +204,13 @@ bool Model::recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) 
     return false;
 }
 
-AttentionLayout Model::attentionLayout(const KvCache& cache) const {
-    const ModelConfig& c = config();
-    return {c.headDim, c.headCount, c.kvHeadCount, cache.rowWidth(),
+AttentionLayout attentionLayoutOf(const ModelConfig& c, int64_t kvRowWidth) {
+    return {c.headDim, c.headCount, c.kvHeadCount, kvRowWidth,
             float(1.0 / std::sqrt(double(c.headDim)))};
+}
+
+AttentionLayout Model::attentionLayout(const KvCache& cache) const {
+    return attentionLayoutOf(config(), cache.rowWidth());
 }
 
 void Model::attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,

@@ -50,6 +50,9 @@ struct ForwardScratch {
     } batch;
 };
 
+// The attention of `config`'s layers, reading K/V rows `kvRowWidth` floats apart.
+AttentionLayout attentionLayoutOf(const ModelConfig& config, int64_t kvRowWidth);
+
 class Model {
   public:
     // `placeForCpu`: place the matrices where the CPU kernels read them fastest now (see
