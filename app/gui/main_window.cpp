@@ -248,8 +248,10 @@ void MainWindow::buildMenus() {
     referenceAction->setObjectName(QStringLiteral("referenceAttentionAction"));
     const AttentionKernel remembered = rememberedAttentionKernel();
     session_->worker()->setAttentionKernel(remembered);
-    for (const auto& [action, kernel] : {std::pair{fusedAction, AttentionKernel::Fused},
-                                         std::pair{referenceAction, AttentionKernel::Reference}}) {
+    for (const auto& choice : {std::pair{fusedAction, AttentionKernel::Fused},
+                               std::pair{referenceAction, AttentionKernel::Reference}}) {
+        QAction* action = choice.first;
+        const AttentionKernel kernel = choice.second;
         action->setCheckable(true);
         action->setChecked(kernel == remembered);
         kernelGroup->addAction(action);
