@@ -217,6 +217,17 @@ class TestCliGeneration : public QObject {
         QCOMPARE(result.standardOutput.count('\n'), 2);  // one answer line per user line
     }
 
+    void chatTurnsKeepTheCacheAndAnswerAsAFullRecomputationWould() {
+        // Each turn prefills only its new tokens; rerunning the whole sequence at every step
+        // (--no-cache) must give the same answers, sampled with the same seed.
+        const QByteArray input = "hello\nthe world\nhello the world\n";
+        const auto kept = chat({}, input);
+        const auto recomputed = chat({"--no-cache"}, input);
+        QCOMPARE(kept.exitCode, 0);
+        QVERIFY(kept.standardOutput.count('\n') >= 3);  // an answer may hold a newline too
+        QCOMPARE(kept.standardOutput, recomputed.standardOutput);
+    }
+
     void aChatLongerThanTheContextLeavesOutItsOldestRounds() {
         const auto result =
             chat({"--ctx-size", "48"},

@@ -1,5 +1,6 @@
 // The KV cache as a unit (sizes, growth, statistics, the MQA saving) and through the generator:
-// cache and no-cache logits agree, and generation stops for the right reason.
+// cache and no-cache logits agree, a new chat turn that keeps the cache gives the logits of a full
+// recomputation, and generation stops for the right reason.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -51,6 +52,11 @@ class TestKvCache : public QObject {
         QCOMPARE(cache.stats().bytesAllocated, int64_t(300 * 2 * 2 * 4));  // capped at capacity
         QVERIFY_THROWS_EXCEPTION(Error, cache.reserve(1));
         QVERIFY_THROWS_EXCEPTION(Error, cache.commit(1));
+        cache.truncate(120);  // keeps the first 120 tokens
+        QCOMPARE(cache.size(), int64_t(120));
+        QVERIFY(!cache.full());
+        QVERIFY_THROWS_EXCEPTION(Error, cache.truncate(121));
+        QVERIFY_THROWS_EXCEPTION(Error, cache.truncate(-1));
         cache.clear();
         QCOMPARE(cache.size(), int64_t(0));
         QVERIFY(!cache.full());
@@ -82,6 +88,67 @@ class TestKvCache : public QObject {
         QVERIFY(test::normalisedError(
                     std::vector<float>(cached.begin(), cached.begin() + 320),
                     std::vector<float>(cached.begin() + 320, cached.begin() + 640)) > 0.1);
+    }
+
+    void aNewTurnPrefillsOnlyWhatIsNewAndGivesTheLogitsOfAFullRecomputation_data() {
+        QTest::addColumn<QString>("architecture");
+        QTest::addColumn<bool>("kvCache");
+        QTest::newRow("chatglm") << "chatglm" << true;
+        QTest::newRow("llama") << "llama" << true;
+        QTest::newRow("llama without a cache") << "llama" << false;
+    }
+
+    void aNewTurnPrefillsOnlyWhatIsNewAndGivesTheLogitsOfAFullRecomputation() {
+        QFETCH(QString, architecture);
+        QFETCH(bool, kvCache);
+        QTemporaryDir dir;
+        SyntheticModelOptions options;
+        options.architecture = architecture.toStdString();
+        options.hidden = 128;
+        options.heads = 4;
+        options.kvHeads = 2;
+        const Model model = Model::open(test::writeSynthetic(dir, "m.gguf", options));
+        const auto vocab = size_t(options.vocab);
+        // Turn 1: a 30-token prompt and 6 generated tokens (the last is chosen, never run).
+        const auto turn1 = test::testIds(30, options.vocab, 11);
+        Generator generator(model, {.useKvCache = kvCache});
+        GreedyChooser greedy;
+        const Generation answer = generator.generate(turn1, 6, greedy, {});
+        QCOMPARE(generator.tokenCount(), int64_t(30 + 5));
+        // Turn 2 re-renders the conversation: turn 1's prompt and answer, then 20 new tokens.
+        std::vector<int32_t> turn2 = turn1;
+        turn2.insert(turn2.end(), answer.tokens.begin(), answer.tokens.end());
+        const auto fresh = test::testIds(20, options.vocab, 12);
+        turn2.insert(turn2.end(), fresh.begin(), fresh.end());
+
+        const auto fullRecomputation = [&](const std::vector<int32_t>& sequence) {
+            std::vector<float> logits(sequence.size() * vocab);
+            Generator(model).step(sequence, logits);
+            return std::vector<float>(logits.end() - ptrdiff_t(vocab), logits.end());
+        };
+        const auto continued = [&](const std::vector<int32_t>& sequence, int64_t expectKept) {
+            const int64_t kept = generator.keepCommonPrefix(sequence);
+            std::vector<float> logits(vocab);
+            if (kept != expectKept || generator.tokenCount() != kept ||
+                (kvCache && generator.cachedTokens() != kept))
+                return std::vector<float>();
+            generator.step(std::span(sequence).subspan(size_t(kept)), logits);
+            return logits;
+        };
+        // Everything that ran is kept: the prefill is only the last answer token and the new turn.
+        QCOMPARE(continued(turn2, 35), fullRecomputation(turn2));
+        QCOMPARE(generator.tokenCount(), int64_t(turn2.size()));
+
+        // An edited earlier message (position 10 changes) keeps only what comes before it.
+        std::vector<int32_t> edited = turn2;
+        edited[10] = (edited[10] + 1) % int32_t(options.vocab);
+        QCOMPARE(continued(edited, 10), fullRecomputation(edited));
+
+        // The same sequence again: all but its last token is kept, which runs for the logits.
+        QCOMPARE(continued(edited, int64_t(edited.size()) - 1), fullRecomputation(edited));
+        // A shorter sequence, a prefix of the history: the cache is cut back to it.
+        const std::vector<int32_t> prefix(edited.begin(), edited.begin() + 8);
+        QCOMPARE(continued(prefix, 7), fullRecomputation(prefix));
     }
 
     void threadsDoNotChangeTheLogits() {

@@ -15,7 +15,8 @@
 namespace inferlens::cli {
 
 // Interactive, multi-turn: each line read from stdin is a user message; the answer streams to
-// stdout. The whole conversation is rendered with the model's chat template every turn.
+// stdout. The whole conversation is rendered with the model's chat template every turn; the KV
+// cache keeps what the previous turns computed, so a turn prefills only its new tokens.
 int runChat(const Words& words) {
     const Arguments args(words, with(generationValueOptions(), {"system", "template"}),
                          generationFlags());
@@ -61,10 +62,15 @@ int runChat(const Words& words) {
                          "%d round(s) are left out of the prompt\n",
                          fitted.droppedRounds);
         const RenderedPrompt& prompt = fitted.prompt;
-        generator.reset();
+        // The cache keeps the conversation so far: only what is new since the last turn runs.
+        const int64_t cached = generator.keepCommonPrefix(prompt.ids);
+        if (interactive && cached > 0)
+            std::fprintf(stderr, "(%lld of %zu prompt tokens already in the KV cache)\n",
+                         static_cast<long long>(cached), prompt.ids.size());
         TokenPrinter printer(sampler, setup.tokenizer, stdout, false, setup.stopStrings);
         const Generation result =
-            generator.generate(prompt.ids, setup.maxTokens, printer, {stops.begin(), stops.end()});
+            generator.generate(std::span(prompt.ids).subspan(size_t(cached)), setup.maxTokens,
+                               printer, {stops.begin(), stops.end()});
         messages.push_back({ChatRole::Assistant, printer.finish()});
         std::printf("\n");
         std::fflush(stdout);

@@ -65,8 +65,9 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
         throw Error("the logits buffer must hold one row or one row per token");
     probes_->refresh();
 
+    // A later turn's new prompt tokens are a prefill too.
     StepEvent event{stepIndex_, tokenCount(), count,
-                    stepIndex_ == 0 ? StepPhase::Prefill : StepPhase::Decode, 0};
+                    stepIndex_ == 0 || count > 1 ? StepPhase::Prefill : StepPhase::Decode, 0};
     const auto start = Clock::now();
     probes_->stepBegin(event);
 
@@ -161,6 +162,18 @@ Generation Generator::finish(Generation result, FinishReason reason) {
     result.reason = reason;
     probes_->finished({reason, int64_t(result.tokens.size())});
     return result;
+}
+
+int64_t Generator::keepCommonPrefix(std::span<const int32_t> sequence) {
+    const size_t limit = std::min(history_.size(), sequence.empty() ? 0 : sequence.size() - 1);
+    const size_t kept = size_t(
+        std::mismatch(history_.begin(), history_.begin() + ptrdiff_t(limit), sequence.begin())
+            .first -
+        history_.begin());
+    history_.resize(kept);
+    if (useKvCache_)
+        backend_->truncateCache(int64_t(kept));
+    return int64_t(kept);
 }
 
 void Generator::reset() {

@@ -94,6 +94,13 @@ class Generator {
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                         TokenChooser& chooser, const std::unordered_set<int32_t>& stopTokens);
     void reset();
+    // Where a new turn starts from: keeps the longest common prefix of the history and `sequence`
+    // (at most sequence.size() − 1 tokens, since the last one must run to give the next token's
+    // logits), drops the rest of the history and its K/V rows, and returns the prefix's length.
+    // The caller then runs sequence's remaining tokens: a chat re-renders the whole conversation
+    // every turn, and only what is new since the last turn (or since an edited message) is
+    // prefilled. The result is the same as a reset and a prefill of the whole sequence.
+    int64_t keepCommonPrefix(std::span<const int32_t> sequence);
 
   private:
     // The inner loop: tokens at firstPosition.. through every layer, then the LM head for the

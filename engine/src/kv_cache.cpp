@@ -72,6 +72,13 @@ void KvCache::clear() {
     size_ = 0;
 }
 
+void KvCache::truncate(int64_t tokens) {
+    if (tokens < 0 || tokens > size_)
+        throw Error("cannot keep " + std::to_string(tokens) + " of the " + std::to_string(size_) +
+                    " tokens in the KV cache");
+    size_ = tokens;
+}
+
 KvCacheStats KvCache::stats() const {
     return kvCacheStats(layerCount_, kvHeadCount_, headCount_, headDim_, size_, capacity_,
                         allocatedTokens_);

@@ -53,6 +53,8 @@ class KvCache {
 
     void commit(int64_t count);
     void clear();  // forgets all tokens; keeps the allocation
+    // Forgets the tokens after the first `tokens` (0 ≤ tokens ≤ size()); keeps the allocation.
+    void truncate(int64_t tokens);
     KvCacheStats stats() const;
 
   private:

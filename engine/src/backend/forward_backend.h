@@ -42,6 +42,9 @@ class ForwardBackend {
     virtual void finishStep(std::span<float> logits, int64_t rows) = 0;
 
     virtual void clearCache() = 0;
+    // Keeps the K/V rows of the first `tokens` positions only (tokens ≤ cachedTokens()): the next
+    // step starts after them. Throws Error otherwise.
+    virtual void truncateCache(int64_t tokens) = 0;
     virtual KvCacheStats cacheStats() const = 0;
 
     // The kernel of the CPU's attention, for the steps that start from now on. A GPU backend has

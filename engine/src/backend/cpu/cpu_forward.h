@@ -29,6 +29,7 @@ class CpuForward final : public ForwardBackend {
     void finishStep(std::span<float> logits, int64_t rows) override;
 
     void clearCache() override { cache().clear(); }
+    void truncateCache(int64_t tokens) override { cache().truncate(tokens); }
     KvCacheStats cacheStats() const override { return cache().stats(); }
 
     void setCacheSlots(int count) override;

@@ -317,6 +317,14 @@ std::span<const float> CudaForward::lastHidden() {
     return {host, size_t(hidden)};
 }
 
+void CudaForward::truncateCache(int64_t tokens) {
+    // Rows past size_ are simply written again by the next steps, as after clearCache.
+    if (tokens < 0 || tokens > size_)
+        throw Error("cannot keep " + std::to_string(tokens) + " of the " + std::to_string(size_) +
+                    " tokens in the KV cache");
+    size_ = tokens;
+}
+
 void CudaForward::finishStep(std::span<float> logits, int64_t rows) {
     INFERLENS_CUDA_CHECK(cudaSetDevice(device_));
     const ModelConfig& c = config_;
