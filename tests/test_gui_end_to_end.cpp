@@ -150,6 +150,60 @@ class TestGuiEndToEnd : public QObject {
         QCOMPARE(greedyAnswer(window), fusedAnswer);
     }
 
+    void aSecondTurnPrefillsOnlyWhatIsNewAndAnswersAsAFullPrefillWould() {
+        // Two greedy turns; returns the second answer and the worker's figures for it.
+        struct Turns {
+            QString secondAnswer;
+            qint64 cached = -1, promptTokens = -1;
+            int firstStepTokens = -1;  // what the double-loop panel is told the prefill ran
+        };
+        const auto twoTurns = [](bool keepCache) {
+            Turns turns;
+            QFile::remove(ConversationStore().path());
+            MainWindow window(test::bundledWindow(8));
+            if (!test::waitForModel(window))
+                return turns;
+            auto* keep = window.findChild<QAction*>(QStringLiteral("keepCacheAction"));
+            if (keep == nullptr)
+                return turns;
+            keep->setChecked(keepCache);
+            window.samplingControls()->setTemperature(0);
+            QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+            QSignalSpy timed(window.worker(), &EngineWorker::promptTimed);
+            window.chat()->send(QStringLiteral("Tell me a fortune."));
+            if (!finished.wait(60000))
+                return turns;
+            QSignalSpy loop(window.worker(), &EngineWorker::loopTiming);
+            window.chat()->send(QStringLiteral("And one more?"));
+            if (!finished.wait(60000) || timed.count() != 2)
+                return turns;
+            turns.secondAnswer = finished.at(1).at(0).toString();
+            turns.cached = timed.at(1).at(0).toLongLong();
+            turns.promptTokens = timed.at(1).at(1).toLongLong();
+            for (const QList<QVariant>& event : loop) {
+                const auto timing = event.at(0).value<widgets::LoopTiming>();
+                if (timing.step == 0)
+                    turns.firstStepTokens = timing.tokenCount;
+            }
+            return turns;
+        };
+        const auto restore = qScopeGuard([] {
+            QSettings().remove("engine/keepCache");
+            QFile::remove(ConversationStore().path());
+        });
+        const Turns kept = twoTurns(true);
+        const Turns full = twoTurns(false);
+        QVERIFY(!kept.secondAnswer.isEmpty());
+        // Turn 1's prompt and answer stay in the cache: only turn 2's text is prefilled.
+        QVERIFY2(kept.cached > 10 && kept.cached < kept.promptTokens,
+                 qPrintable(QString("%1 of %2").arg(kept.cached).arg(kept.promptTokens)));
+        QCOMPARE(kept.firstStepTokens, int(kept.promptTokens - kept.cached));
+        QCOMPARE(full.cached, qint64(0));
+        QCOMPARE(full.firstStepTokens, int(full.promptTokens));
+        QCOMPARE(kept.promptTokens, full.promptTokens);
+        QCOMPARE(kept.secondAnswer, full.secondAnswer);
+    }
+
     void stopEndsAGenerationMidway() {
         MainWindow window(test::bundledWindow(500));
         QVERIFY(test::waitForModel(window));

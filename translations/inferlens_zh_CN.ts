@@ -833,6 +833,14 @@
         <source>cannot time the attention kernels</source>
         <translation>无法为注意力内核计时</translation>
     </message>
+    <message>
+        <source>%1 of %2 prompt tokens from the KV cache, first token after %3 ms</source>
+        <translation>提示的 %2 个词元中 %1 个来自 KV 缓存，首个词元用时 %3 毫秒</translation>
+    </message>
+    <message>
+        <source>Keep the KV cache between turns (prefill only what is new)</source>
+        <translation>在轮次之间保留 KV 缓存（只预填充新内容）</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>

@@ -347,4 +347,7 @@ ZH_CN = {
     'Timing the attention kernels (Stop cancels)': '正在为注意力内核计时（“停止”可取消）',
     'After the generation, time the fused and the reference attention kernels.':
         '生成结束后，为融合内核和参考内核计时。',
+    '%1 of %2 prompt tokens from the KV cache, first token after %3 ms':
+        '提示的 %2 个词元中 %1 个来自 KV 缓存，首个词元用时 %3 毫秒',
+    'Keep the KV cache between turns (prefill only what is new)': '在轮次之间保留 KV 缓存（只预填充新内容）',
 }

@@ -2,7 +2,9 @@
 
 #include <QMetaType>
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <utility>
 
 #include "attention_recompute.h"
 #include "backend/cpu/thread_pool.h"
@@ -44,7 +46,12 @@ class StreamingChooser final : public SamplerChooser {
         SamplerChooser::begin(promptLength, maxNewTokens);
         promptLength_ = promptLength;
         maxNewTokens_ = maxNewTokens;
+        firstTokenMs_ =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - created_)
+                .count();
     }
+    // From this chooser's creation (just before the generation) to the first distribution.
+    double firstTokenMs() const { return firstTokenMs_; }
     bool stopRequested() const override { return stopStrings_.stopped(); }
 
     int32_t choose(std::span<const float> logits, std::span<const int32_t> history,
@@ -89,6 +96,8 @@ class StreamingChooser final : public SamplerChooser {
     int64_t maxNewTokens_ = -1;
     QString answer_;
     int steps_ = 0;
+    std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();
+    double firstTokenMs_ = 0;
 };
 
 namespace {
@@ -235,6 +244,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         lastRun_ = {};
         chat_ = std::move(chat);
         backend_ = std::move(backend);  // the old backend refers to the old model: it goes first
+        cachedIds_.clear();
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
         tokenTexts_ = std::make_shared<const std::vector<std::string>>(tokenizer_->textsOfAll());
@@ -307,6 +317,7 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
     }
     backend_->setAttentionKernel(attentionKernel_.load());
     if (beams.width > 1) {
+        cachedIds_.clear();  // the search uses the cache slots its own way
         runBeamSearch(sequence, promptTokens, maxNewTokens, beams);
         return;
     }
@@ -350,7 +361,18 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
             tokenizer_->tokenCount());
         probes.add(&*lens);
     }
-    Generator generator(backend_, true, &probes, &control_);
+    // The conversation so far stays in the cache unless the user turned that off, the kernel
+    // changed (its rows would round differently) or something else used the cache since.
+    const AttentionKernel kernel = attentionKernel_.load();
+    if (!keepCache_.load() || kernel != cachedKernel_ ||
+        int64_t(cachedIds_.size()) != backend_->cachedTokens()) {
+        cachedIds_.clear();
+        backend_->clearCache();
+    }
+    cachedKernel_ = kernel;
+    Generator generator(backend_, std::exchange(cachedIds_, {}), &probes, &control_);
+    const std::vector<int32_t> ids = sequence.ids();
+    const int64_t cached = generator.keepCommonPrefix(ids);
     SamplingParams params;
     std::vector<std::string> stopStrings;
     {
@@ -367,7 +389,10 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
     probes.tokenized(sequence);
     const std::vector<int32_t>& stops = chat_->stopIds();
     const Generation result =
-        generator.generate(sequence.ids(), maxNewTokens, chooser, {stops.begin(), stops.end()});
+        generator.generate(std::span(ids).subspan(size_t(cached)), maxNewTokens, chooser,
+                           {stops.begin(), stops.end()});
+    cachedIds_ = generator.history();
+    emit promptTimed(cached, qint64(ids.size()), chooser.firstTokenMs());
     rememberRun(sequence, promptTokens, generator.history(), result.tokens);
     if (traceFile && std::fclose(traceFile.release()) == 0)
         emit traceRecorded(trace_->fileName());

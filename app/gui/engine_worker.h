@@ -137,6 +137,10 @@ class EngineWorker : public QObject {
     // The CPU's attention kernel (fused or reference) for the generations that start from now on.
     void setAttentionKernel(AttentionKernel kernel) { attentionKernel_.store(kernel); }
     AttentionKernel attentionKernel() const { return attentionKernel_.load(); }
+    // Whether a new turn re-uses the KV cache of the conversation so far (prefilling only what is
+    // new) or prefills the whole conversation; from the next generation on.
+    void setKeepCache(bool on) { keepCache_.store(on); }
+    bool keepCache() const { return keepCache_.load(); }
 
   public slots:
     // contextSize 0: the model's own, at most 4,096 tokens. `device`: "cpu", "cuda" or "cuda:N";
@@ -191,6 +195,9 @@ class EngineWorker : public QObject {
     void beamStep(const std::vector<inferlens::widgets::BeamTreeNode>& nodes);
     void beamSearchFinished(const inferlens::gui::BeamSearchSummary& summary);
     // reason: "eos", "max tokens", "context full", "cancelled", or an error message.
+    // Before generationFinished: how much of the prompt came from the KV cache, and the time
+    // from the start to the first token's distribution (the prompt's prefill).
+    void promptTimed(qint64 cachedTokens, qint64 promptTokens, double firstTokenMs);
     void generationFinished(const QString& answer, const QString& reason, bool ok);
 
   private:
@@ -225,6 +232,11 @@ class EngineWorker : public QObject {
     std::atomic<bool> loadCancelled_{false};
     std::atomic<bool> lensEnabled_{false};
     std::atomic<AttentionKernel> attentionKernel_{AttentionKernel::Fused};
+    std::atomic<bool> keepCache_{true};
+    // The tokens whose K/V backend_'s cache holds (the last generation's history), and the kernel
+    // that computed them; empty when the cache holds nothing reusable.
+    std::vector<int32_t> cachedIds_;
+    AttentionKernel cachedKernel_ = AttentionKernel::Fused;
     mutable std::mutex retainedMutex_;
     std::shared_ptr<const RetainedStep> retained_;
     std::mutex samplingMutex_;

@@ -114,6 +114,14 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     connect(worker, &EngineWorker::kvCache, kvChart_, &widgets::KvCacheChartWidget::appendPoint);
     connect(worker, &EngineWorker::sampling, this, &MainWindow::onSampling);
     connect(worker, &EngineWorker::loopTiming, this, &MainWindow::onLoopTiming);
+    connect(worker, &EngineWorker::promptTimed, this,
+            [this](qint64 cached, qint64 total, double firstTokenMs) {
+                promptTiming_ = tr("%1 of %2 prompt tokens from the KV cache, first token after "
+                                   "%3 ms")
+                                    .arg(cached)
+                                    .arg(total)
+                                    .arg(firstTokenMs, 0, 'f', 1);
+            });
     connect(worker, &EngineWorker::generationFinished, this, &MainWindow::onGenerationFinished);
     connect(worker, &EngineWorker::beamSearchStarted, this, [this](int width) {
         beamTree_->begin(width);
@@ -260,8 +268,19 @@ void MainWindow::buildMenus() {
             session_->worker()->setAttentionKernel(kernel);
         });
     }
+    devices->addSeparator();
+    QAction* keepCache = devices->addAction(QString());
+    keepCache->setObjectName(QStringLiteral("keepCacheAction"));
+    keepCache->setCheckable(true);
+    keepCache->setChecked(QSettings().value("engine/keepCache", true).toBool());
+    session_->worker()->setKeepCache(keepCache->isChecked());
+    connect(keepCache, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue("engine/keepCache", on);
+        session_->worker()->setKeepCache(on);
+    });
     texts_.add([=, message = QString::fromStdString(cuda.message)] {
         devices->setTitle(tr("&Device"));
+        keepCache->setText(tr("Keep the KV cache between turns (prefill only what is new)"));
         cpuAction->setText(tr("CPU"));
         if (noGpu != nullptr)
             noGpu->setText(tr("No GPU: %1").arg(message));
@@ -810,9 +829,12 @@ void MainWindow::onGenerationFinished(const QString& answer, const QString& reas
     pendingBranch_.reset();
     if (!branch)
         chat_->finishAnswer(answer, reason, ok);
-    statusBar()->showMessage(tr("%1 tokens; longest UI stall %2 ms")
-                                 .arg(tokensGenerated_)
-                                 .arg(stallMonitor_->longestStallMs(), 0, 'f', 1));
+    const QString summary = tr("%1 tokens; longest UI stall %2 ms")
+                                .arg(tokensGenerated_)
+                                .arg(stallMonitor_->longestStallMs(), 0, 'f', 1);
+    statusBar()->showMessage(
+        promptTiming_.isEmpty() ? summary : summary + QStringLiteral("; ") + promptTiming_);
+    promptTiming_.clear();
     if (recomputeAfterGeneration_)
         requestRecompute();
     finishRun(ok, reason);

@@ -212,6 +212,7 @@ class MainWindow : public QMainWindow {
     std::vector<QString> answerTexts_;                  // what each generated token added
     std::vector<QString> promptPieces_;                 // the last sequence's first chips
     QString finishReason_;
+    QString promptTiming_;  // what the worker said of the prompt's cache use and first token
     // The branch the last run belongs to, and for a branch run in progress: its parent, the step
     // it departs at, and the forced token as the branch panel shows it.
     int currentBranch_ = -1;

@@ -52,6 +52,18 @@ Generator::Generator(std::shared_ptr<ForwardBackend> backend, bool useKvCache, P
     backend_->clearCache();
 }
 
+Generator::Generator(std::shared_ptr<ForwardBackend> backend, std::vector<int32_t> cachedHistory,
+                     ProbeSet* probes, GenerationControl* control)
+    : backend_(std::move(backend)),
+      useKvCache_(true),
+      probes_(probes != nullptr ? probes : &noProbes_),
+      control_(control),
+      history_(std::move(cachedHistory)) {
+    if (int64_t(history_.size()) != backend_->cachedTokens())
+        throw Error("the KV cache holds " + std::to_string(backend_->cachedTokens()) +
+                    " tokens, not the " + std::to_string(history_.size()) + " given");
+}
+
 bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     const auto count = int64_t(tokens.size());
     const int64_t vocab = config().vocabSize;

@@ -75,6 +75,11 @@ class Generator {
     // backend's. Its cache is cleared: a generator starts from an empty sequence.
     Generator(std::shared_ptr<ForwardBackend> backend, bool useKvCache = true,
               ProbeSet* probes = nullptr, GenerationControl* control = nullptr);
+    // Continues on `backend`'s cache instead of clearing it: `cachedHistory` are the tokens
+    // whose K/V it holds (an earlier generator's history() there). Throws Error when their number
+    // is not the cache's.
+    Generator(std::shared_ptr<ForwardBackend> backend, std::vector<int32_t> cachedHistory,
+              ProbeSet* probes = nullptr, GenerationControl* control = nullptr);
 
     const ModelConfig& config() const { return backend_->config(); }
     int64_t contextSize() const { return backend_->contextSize(); }
