@@ -2,9 +2,9 @@
 // (Generator::keepCommonPrefix: only the turn's new tokens are prefilled) against a full prefill
 // of the re-rendered conversation (what a chat did before, and what the app's "Keep the KV cache
 // between turns" switched off does). A conversation of `--turns` turns is built from fixed ids:
-// each turn adds
-// `--question` user tokens, and the model answers greedily with `--answer` tokens. For every turn
-// both ways run alternately `--rounds` times, on the same synthetic model; the medians are printed.
+// each turn adds `--question` user tokens, and the model answers greedily with `--answer` tokens.
+// For every turn both ways run alternately `--rounds` times, on the same synthetic model; the
+// medians are printed.
 //
 // usage: bench_chat_turn_latency [--rounds N] [--turns N] [--question N] [--answer N]
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <vector>
 
+#include "backend/cpu/attention_scores.h"
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/thread_pool.h"
@@ -87,25 +88,15 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
             const int64_t keyEnd = firstPosition + row0 + rows;  // the last row's keys, exclusive
             for (int64_t key0 = 0; key0 < keyEnd; key0 += kKeyBlock) {
                 const int64_t keysHere = std::min(kKeyBlock, keyEnd - key0);
-                // The block's scores, through the same SIMD tiles as the weights.
+                // The block's scores, kTileTokens query vectors at a time.
                 for (int64_t v0 = 0; v0 < vectors; v0 += kTileTokens) {
                     const int tokens = int(std::min<int64_t>(kTileTokens, vectors - v0));
                     const float* xs[kTileTokens];
                     for (int t = 0; t < tokens; ++t)
                         xs[t] = queryOf(v0 + t);
-                    for (int64_t k = 0; k < keysHere; k += kTileRows) {
-                        const int tileRows = int(std::min<int64_t>(kTileRows, keysHere - k));
-                        const std::byte* rowsOf[kTileRows];
-                        for (int i = 0; i < tileRows; ++i)
-                            rowsOf[i] = reinterpret_cast<const std::byte*>(
-                                keys + (key0 + k + i) * stride + group * headDim);
-                        float products[kTileRows * kTileTokens];
-                        tile(rowsOf, tileRows, xs, tokens, headDim, products);
-                        for (int i = 0; i < tileRows; ++i)
-                            for (int t = 0; t < tokens; ++t)
-                                r.scores[size_t((v0 + t) * kKeyBlock + k + i)] =
-                                    products[i * tokens + t] * layout.scale;
-                    }
+                    scoreKeys(tile, xs, tokens, keys + key0 * stride + group * headDim, stride,
+                              keysHere, headDim, layout.scale, r.scores.data() + v0 * kKeyBlock,
+                              kKeyBlock);
                 }
                 for (int64_t v = 0; v < vectors; ++v) {
                     // Causal: row v / headsPerGroup sees keys up to its own position.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "backend/cpu/attention_scores.h"
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/reference_ops.h"
@@ -33,10 +34,8 @@ void overGroups(const AttentionLayout& layout, int64_t keyCount, ThreadPool* poo
 void attentionProbabilities(const AttentionLayout& layout, std::span<const float> query,
                             int64_t position, const float* keys, std::span<float> weights,
                             ThreadPool* pool) {
-    // The scores of a KV group's heads against its keys are a small matrix product — keys as
-    // rows, the heads' queries as tokens — and go through the same SIMD tiles as the weights (the
-    // tiles sum a pair the same way whatever their shape, so the scores do not depend on how many
-    // heads share a group).
+    // The scores of a KV group's heads against its keys are a small matrix product: keys as rows,
+    // the heads' queries as tokens (attention_scores.h).
     const int64_t headDim = layout.headDim;
     const int64_t keyCount = position + 1;
     const int64_t headsPerGroup = layout.headCount / layout.kvHeadCount;
@@ -51,19 +50,9 @@ void attentionProbabilities(const AttentionLayout& layout, std::span<const float
                 const float* queries[kTileTokens];
                 for (int i = 0; i < heads; ++i)
                     queries[i] = query.data() + (g * headsPerGroup + h0 + i) * headDim;
-                for (int64_t t0 = 0; t0 < keyCount; t0 += kTileRows) {
-                    const int rows = int(std::min<int64_t>(kTileRows, keyCount - t0));
-                    const std::byte* keyRows[kTileRows];
-                    for (int r = 0; r < rows; ++r)
-                        keyRows[r] = reinterpret_cast<const std::byte*>(
-                            keys + (t0 + r) * layout.kvRowWidth + g * headDim);
-                    float out[kTileRows * kTileTokens];
-                    tile(keyRows, rows, queries, heads, headDim, out);
-                    for (int r = 0; r < rows; ++r)
-                        for (int i = 0; i < heads; ++i)
-                            headWeights(g * headsPerGroup + h0 + i)[size_t(t0 + r)] =
-                                out[r * heads + i] * layout.scale;
-                }
+                scoreKeys(tile, queries, heads, keys + g * headDim, layout.kvRowWidth, keyCount,
+                          headDim, layout.scale, headWeights(g * headsPerGroup + h0).data(),
+                          keyCount);
             }
             for (int64_t i = 0; i < headsPerGroup; ++i)
                 softmaxInPlace(headWeights(g * headsPerGroup + i));

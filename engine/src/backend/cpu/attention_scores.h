@@ -1,0 +1,33 @@
+#pragma once
+// The scores of both attention kernels (fused_attention, reference_attention): query vectors
+// against key rows, through the SIMD tiles the weights use. The tiles sum a pair the same way
+// whatever their shape, so a score does not depend on which kernel, block or thread computed it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "backend/cpu/kernels.h"
+
+namespace inferlens {
+
+// out[t × outStride + k] = scale · queries[t] · key k, for `queryCount` (≤ kTileTokens) query
+// vectors and `keyCount` key rows; `keys` points at the first row's head, rows `stride` floats
+// apart.
+inline void scoreKeys(FloatTile tile, const float* const* queries, int queryCount,
+                      const float* keys, int64_t stride, int64_t keyCount, int64_t headDim,
+                      float scale, float* out, int64_t outStride) {
+    for (int64_t k0 = 0; k0 < keyCount; k0 += kTileRows) {
+        const int rows = int(std::min<int64_t>(kTileRows, keyCount - k0));
+        const std::byte* keyRows[kTileRows];
+        for (int r = 0; r < rows; ++r)
+            keyRows[r] = reinterpret_cast<const std::byte*>(keys + (k0 + r) * stride);
+        float products[kTileRows * kTileTokens];
+        tile(keyRows, rows, queries, queryCount, headDim, products);
+        for (int r = 0; r < rows; ++r)
+            for (int t = 0; t < queryCount; ++t)
+                out[t * outStride + k0 + r] = products[r * queryCount + t] * scale;
+    }
+}
+
+}  // namespace inferlens
