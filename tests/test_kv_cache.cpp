@@ -19,12 +19,13 @@ class TestKvCache : public QObject {
         // ChatGLM2-6B's shape: 28 layers, 2 KV groups × 128, 32 query heads.
         KvCache cache(28, 2, 32, 128, 4096);
         QCOMPARE(cache.stats().bytesAllocated, int64_t(0));
+        std::vector<float> key(256), value(256);
         for (int token = 0; token < 17; ++token) {
             cache.reserve(1);
-            for (int layer = 0; layer < 28; ++layer) {
-                cache.keyRow(layer, token)[0] = float(token);
-                cache.valueRow(layer, token)[255] = -float(token);
-            }
+            key[0] = float(token);
+            value[255] = -float(token);
+            for (int layer = 0; layer < 28; ++layer)
+                cache.store(layer, token, key, value);
             cache.commit(1);
         }
         const KvCacheStats stats = cache.stats();
@@ -35,8 +36,8 @@ class TestKvCache : public QObject {
         QCOMPARE(stats.bytesUsed, 28 * 17 * perTokenPerLayer);
         QCOMPARE(stats.bytesAllocatedPerLayer[0], 256 * perTokenPerLayer);  // grows by 256 tokens
         QCOMPARE(stats.bytesUsedFullMultiHead, stats.bytesUsed * 16);       // 32 heads / 2 groups
-        QCOMPARE(cache.keys(3, 17)[16 * 256], 16.0f);
-        QCOMPARE(cache.values(27, 17)[16 * 256 + 255], -16.0f);
+        QCOMPARE(cache.keys(3).floatData()[16 * 256], 16.0f);
+        QCOMPARE(cache.values(27).floatData()[16 * 256 + 255], -16.0f);
     }
 
     void growsInBlocksUpToTheCapacityAndThenRefuses() {
@@ -52,7 +53,7 @@ class TestKvCache : public QObject {
         QCOMPARE(cache.stats().bytesAllocated, int64_t(300 * 2 * 2 * 4));  // capped at capacity
         QVERIFY_THROWS_EXCEPTION(Error, cache.reserve(1));
         QVERIFY_THROWS_EXCEPTION(Error, cache.commit(1));
-        cache.truncate(120);  // keeps the first 120 tokens
+        QCOMPARE(cache.truncate(120), int64_t(120));  // keeps the first 120 tokens
         QCOMPARE(cache.size(), int64_t(120));
         QVERIFY(!cache.full());
         QVERIFY_THROWS_EXCEPTION(Error, cache.truncate(121));

@@ -33,10 +33,25 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
 
 std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
                                                    const GeneratorOptions& options) {
-    const int64_t context = resolveContextSize(model.config(), options.contextSize);
-    if (options.device.isCuda())
+    if (options.window < 0 || options.sinks < 0 || (options.window == 0 && options.sinks > 0))
+        throw Error("a sliding window needs a positive --window, and --sinks at least 0");
+    const int64_t cached = options.window + options.sinks;
+    if (options.window > 0 && cached > model.config().contextLength)
+        throw Error("a window of " + std::to_string(options.window) + " tokens after " +
+                    std::to_string(options.sinks) + " sinks exceeds the model's context of " +
+                    std::to_string(model.config().contextLength) + " tokens");
+    const int64_t context =
+        options.window > 0 ? cached : resolveContextSize(model.config(), options.contextSize);
+    if (options.device.isCuda()) {
+        if (options.kvType != KvType::F32 || options.window > 0)
+            throw Error(
+                "the GPU keeps an f32 KV cache without a sliding window; "
+                "f16/int8 caches and windows run on the CPU");
         return makeCudaForward(model, options.device.index, context);
-    return std::make_unique<CpuForward>(model, context, options.threads, options.attention);
+    }
+    return std::make_unique<CpuForward>(
+        model, context, options.threads, options.attention,
+        KvCacheOptions{options.kvType, options.window > 0, options.sinks});
 }
 
 Generator::Generator(const Model& model, GeneratorOptions options, ProbeSet* probes,
@@ -49,6 +64,8 @@ Generator::Generator(std::shared_ptr<ForwardBackend> backend, bool useKvCache, P
       useKvCache_(useKvCache),
       probes_(probes != nullptr ? probes : &noProbes_),
       control_(control) {
+    if (!useKvCache && backend_->slidingWindow() > 0)
+        throw Error("a sliding window needs the KV cache");
     backend_->clearCache();
 }
 
@@ -69,7 +86,12 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     const int64_t vocab = config().vocabSize;
     if (count == 0)
         throw Error("a step needs at least one token");
-    if (count > contextSize() - tokenCount())
+    const int64_t window = backend_->slidingWindow();
+    if (window > 0 && count > window)
+        throw Error("a step of " + std::to_string(count) +
+                    " tokens does not fit the sliding window of " + std::to_string(window) +
+                    " tokens");
+    if (window == 0 && count > contextSize() - tokenCount())
         throw Error("the context is full: " + std::to_string(tokenCount()) + " of " +
                     std::to_string(contextSize()) + " tokens used, " + std::to_string(count) +
                     " more do not fit");
@@ -114,8 +136,11 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
     backend_->beginStep(tokens, firstPosition);
 
     std::optional<AttentionCapture> attention;
-    if (probes_->anyAttention())
-        attention.emplace(*probes_, event.index, firstPosition, count);
+    if (probes_->anyAttention()) {
+        const KvCacheStats cache = backend_->cacheStats();
+        attention.emplace(*probes_, event.index, firstPosition, count, cache.sinkTokens,
+                          cache.evictedTokens);
+    }
     for (int64_t layer = 0; layer < c.layerCount; ++layer) {
         if (control_ != nullptr && !control_->checkpoint())
             return false;
@@ -141,11 +166,14 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     if (prompt.empty())
         throw Error("the prompt has no tokens");
     Generation result;
-    if (int64_t(prompt.size()) > contextSize() - tokenCount())
+    const int64_t window = backend_->slidingWindow();
+    if (window == 0 && int64_t(prompt.size()) > contextSize() - tokenCount())
         return finish(std::move(result), FinishReason::ContextFull);
     std::vector<float> logits(size_t(config().vocabSize));
-    if (!step(prompt, logits))
-        return finish(std::move(result), FinishReason::Cancelled);
+    const size_t chunk = window > 0 ? size_t(window) : prompt.size();
+    for (size_t first = 0; first < prompt.size(); first += chunk)
+        if (!step(prompt.subspan(first, std::min(chunk, prompt.size() - first)), logits))
+            return finish(std::move(result), FinishReason::Cancelled);
     chooser.begin(history_.size(), maxNewTokens);
     while (int64_t(result.tokens.size()) < maxNewTokens) {
         const bool traced = probes_->wantsSampling();
@@ -182,10 +210,9 @@ int64_t Generator::keepCommonPrefix(std::span<const int32_t> sequence) {
         std::mismatch(history_.begin(), history_.begin() + ptrdiff_t(limit), sequence.begin())
             .first -
         history_.begin());
-    history_.resize(kept);
-    if (useKvCache_)
-        backend_->truncateCache(int64_t(kept));
-    return int64_t(kept);
+    const int64_t keptHere = useKvCache_ ? backend_->truncateCache(int64_t(kept)) : int64_t(kept);
+    history_.resize(size_t(keptHere));
+    return keptHere;
 }
 
 void Generator::reset() {

@@ -26,6 +26,11 @@ struct GeneratorOptions {
     ComputeDevice device;  // where the forward passes run
     // The CPU's attention kernel (the GPU has its own kernels).
     AttentionKernel attention = AttentionKernel::Fused;
+    // The CPU's KV cache: how it stores K/V, and a sliding window of `window` tokens after
+    // `sinks` kept ones (window 0: none; then contextSize is the cache's capacity).
+    KvType kvType = KvType::F32;
+    int64_t window = 0;
+    int64_t sinks = 0;
 };
 
 // The backend `options` ask for, running `model` (which must outlive it). Throws Error when the
@@ -86,16 +91,21 @@ class Generator {
     int threadCount() const { return backend_->threadCount(); }
     int64_t tokenCount() const { return int64_t(history_.size()); }
     int64_t cachedTokens() const { return backend_->cachedTokens(); }
-    bool contextFull() const { return tokenCount() >= contextSize(); }
+    // A sliding cache never fills up.
+    bool contextFull() const {
+        return backend_->slidingWindow() == 0 && tokenCount() >= contextSize();
+    }
     const std::vector<int32_t>& history() const { return history_; }
 
     // One step of the outer loop: runs `tokens` at the next positions and writes the logits of the
     // last one (logits.size() == vocab) or of every one (tokens × vocab, row-major). Returns false
-    // when cancelled (nothing of the step is kept). Throws Error if the tokens do not fit.
+    // when cancelled (nothing of the step is kept). Throws Error if the tokens do not fit (with a
+    // sliding cache: if they are more than its window).
     bool step(std::span<const int32_t> tokens, std::span<float> logits);
     // The whole outer loop: the prompt, then chosen tokens until one of `stopTokens`,
     // `maxNewTokens` new tokens, a full context, or cancellation. The last chosen token is
-    // returned but not run (a following turn feeds it with its own tokens).
+    // returned but not run (a following turn feeds it with its own tokens). A sliding cache takes
+    // a prompt longer than its window in steps of the window.
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                         TokenChooser& chooser, const std::unordered_set<int32_t>& stopTokens);
     void reset();
@@ -104,7 +114,8 @@ class Generator {
     // logits), drops the rest of the history and its K/V rows, and returns the prefix's length.
     // The caller then runs sequence's remaining tokens: a chat re-renders the whole conversation
     // every turn, and only what is new since the last turn (or since an edited message) is
-    // prefilled. The result is the same as a reset and a prefill of the whole sequence.
+    // prefilled. The result is the same as a reset and a prefill of the whole sequence. (A sliding
+    // cache that has evicted part of the prefix keeps nothing.)
     int64_t keepCommonPrefix(std::span<const int32_t> sequence);
 
   private:

@@ -1,68 +1,102 @@
 #include "kv_cache.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/error.h"
 
 namespace inferlens {
 
 KvCache::KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int64_t headDim,
-                 int64_t capacity)
+                 int64_t capacity, KvCacheOptions options)
     : layerCount_(layerCount),
       kvHeadCount_(kvHeadCount),
       headCount_(headCount),
       headDim_(headDim),
-      rowWidth_(kvHeadCount * headDim),
       capacity_(capacity),
+      options_(options),
+      rowBytes_(kvRowBytes(options.type, kvHeadCount, headDim)),
+      storageRows_(options.slides ? capacity + kGrowthTokens : capacity),
       keys_(layerCount),
       values_(layerCount) {
     if (capacity < 1)
         throw Error("context size must be at least 1, got " + std::to_string(capacity));
+    if (options.slides && (options.sinks < 0 || options.sinks >= capacity))
+        throw Error("a sliding window needs at least one token besides its " +
+                    std::to_string(options.sinks) + " sink tokens");
 }
 
 void KvCache::reserve(int64_t count) {
-    if (count < 0 || count > capacity_ - size_)
+    if (count < 0)
+        throw Error("cannot reserve " + std::to_string(count) + " KV cache rows");
+    if (options_.slides) {
+        if (count > window())
+            throw Error("a step of " + std::to_string(count) +
+                        " tokens does not fit the sliding window of " + std::to_string(window()) +
+                        " tokens");
+        // A cancelled step keeps these evictions: the positions stay right, the next step only
+        // sees fewer old tokens.
+        evict(std::max<int64_t>(0, size_ + count - capacity_));
+    } else if (count > capacity_ - size_) {
         throw Error("the KV cache is full: " + std::to_string(size_) + " of " +
                     std::to_string(capacity_) + " tokens held, " + std::to_string(count) +
                     " more do not fit");
-    const int64_t needed = size_ + count;
-    if (needed <= allocatedTokens_)
+    }
+    if (origin_ > 0 && origin_ + size_ + count > storageRows_) {
+        // Out of spare rows: slide the held rows back to the start.
+        for (int64_t layer = 0; layer < layerCount_; ++layer)
+            for (auto* rows : {&keys_[size_t(layer)], &values_[size_t(layer)]})
+                std::memmove(rows->data(), rowAt(*rows, 0), size_t(size_ * rowBytes_));
+        origin_ = 0;
+    }
+    const int64_t needed = origin_ + size_ + count;
+    if (needed <= allocatedRows_)
         return;
     const int64_t blocks = (needed + kGrowthTokens - 1) / kGrowthTokens;
-    allocatedTokens_ = std::min(capacity_, blocks * kGrowthTokens);
+    allocatedRows_ = std::min(storageRows_, blocks * kGrowthTokens);
     for (int64_t layer = 0; layer < layerCount_; ++layer) {
-        keys_[layer].resize(size_t(allocatedTokens_ * rowWidth_));
-        values_[layer].resize(size_t(allocatedTokens_ * rowWidth_));
+        keys_[size_t(layer)].resize(size_t(allocatedRows_ * rowBytes_));
+        values_[size_t(layer)].resize(size_t(allocatedRows_ * rowBytes_));
     }
 }
 
-void KvCache::checkReserved(int64_t position) const {
-    if (position < 0 || position >= allocatedTokens_)
-        throw Error("KV cache position " + std::to_string(position) + " was not reserved");
+void KvCache::evict(int64_t count) {
+    if (count == 0)
+        return;
+    // The oldest `count` rows after the sinks go: the sinks move forward over them.
+    const int64_t sinks = std::min(options_.sinks, size_);
+    for (int64_t layer = 0; layer < layerCount_; ++layer)
+        for (auto* rows : {&keys_[size_t(layer)], &values_[size_t(layer)]})
+            std::memmove(rowAt(*rows, count), rowAt(*rows, 0), size_t(sinks * rowBytes_));
+    origin_ += count;
+    size_ -= count;
+    evicted_ += count;
 }
 
-std::span<float> KvCache::keyRow(int64_t layer, int64_t position) {
-    checkReserved(position);
-    return {keys_[layer].data() + position * rowWidth_, size_t(rowWidth_)};
+std::byte* KvCache::rowAt(std::vector<std::byte>& rows, int64_t row) {
+    return rows.data() + (origin_ + row) * rowBytes_;
 }
 
-std::span<float> KvCache::valueRow(int64_t layer, int64_t position) {
-    checkReserved(position);
-    return {values_[layer].data() + position * rowWidth_, size_t(rowWidth_)};
+void KvCache::store(int64_t layer, int64_t row, std::span<const float> key,
+                    std::span<const float> value) {
+    if (row < size_ || origin_ + row >= allocatedRows_)
+        throw Error("KV cache row " + std::to_string(row) + " was not reserved");
+    encodeKvRow(options_.type, key, headDim_, rowAt(keys_[size_t(layer)], row));
+    encodeKvRow(options_.type, value, headDim_, rowAt(values_[size_t(layer)], row));
 }
 
-std::span<const float> KvCache::keys(int64_t layer, int64_t count) const {
-    checkReserved(count - 1);
-    return {keys_[layer].data(), size_t(count * rowWidth_)};
+KvRows KvCache::keys(int64_t layer) const {
+    return {options_.type, keys_[size_t(layer)].data() + origin_ * rowBytes_, kvHeadCount_,
+            headDim_, rowBytes_};
 }
 
-std::span<const float> KvCache::values(int64_t layer, int64_t count) const {
-    checkReserved(count - 1);
-    return {values_[layer].data(), size_t(count * rowWidth_)};
+KvRows KvCache::values(int64_t layer) const {
+    return {options_.type, values_[size_t(layer)].data() + origin_ * rowBytes_, kvHeadCount_,
+            headDim_, rowBytes_};
 }
 
 void KvCache::commit(int64_t count) {
-    if (count < 0 || size_ + count > allocatedTokens_)
+    if (count < 0 || origin_ + size_ + count > allocatedRows_)
         throw Error("committing " + std::to_string(count) +
                     " KV cache rows that were not reserved");
     size_ += count;
@@ -70,35 +104,47 @@ void KvCache::commit(int64_t count) {
 
 void KvCache::clear() {
     size_ = 0;
+    evicted_ = 0;
+    origin_ = 0;
 }
 
-void KvCache::truncate(int64_t tokens) {
-    if (tokens < 0 || tokens > size_)
-        throw Error("cannot keep " + std::to_string(tokens) + " of the " + std::to_string(size_) +
-                    " tokens in the KV cache");
-    size_ = tokens;
+int64_t KvCache::truncate(int64_t tokens) {
+    if (tokens < 0 || tokens > nextPosition())
+        throw Error("cannot keep " + std::to_string(tokens) + " of the " +
+                    std::to_string(nextPosition()) + " tokens in the KV cache");
+    if (evicted_ > 0 && tokens < options_.sinks + evicted_) {
+        clear();  // some of the positions to keep are gone
+        return 0;
+    }
+    size_ = tokens - evicted_;
+    return tokens;
 }
 
 KvCacheStats KvCache::stats() const {
-    return kvCacheStats(layerCount_, kvHeadCount_, headCount_, headDim_, size_, capacity_,
-                        allocatedTokens_);
+    KvCacheStats stats = kvCacheStats(layerCount_, kvHeadCount_, headCount_, headDim_, size_,
+                                      capacity_, allocatedRows_, options_.type);
+    stats.slides = options_.slides;
+    stats.sinkTokens = options_.slides ? options_.sinks : 0;
+    stats.evictedTokens = evicted_;
+    return stats;
 }
 
 KvCacheStats kvCacheStats(int64_t layerCount, int64_t kvHeadCount, int64_t headCount,
                           int64_t headDim, int64_t tokens, int64_t capacity,
-                          int64_t allocatedTokens) {
+                          int64_t allocatedTokens, KvType type) {
     KvCacheStats stats;
     stats.tokens = tokens;
     stats.capacity = capacity;
-    const int64_t bytesPerToken = 2 * kvHeadCount * headDim * int64_t(sizeof(float));  // K and V
+    stats.type = type;
+    const int64_t bytesPerToken = 2 * kvRowBytes(type, kvHeadCount, headDim);  // K and V
     for (int64_t layer = 0; layer < layerCount; ++layer) {
         stats.bytesUsedPerLayer.push_back(tokens * bytesPerToken);
         stats.bytesAllocatedPerLayer.push_back(allocatedTokens * bytesPerToken);
         stats.bytesUsed += stats.bytesUsedPerLayer.back();
         stats.bytesAllocated += stats.bytesAllocatedPerLayer.back();
     }
-    stats.bytesUsedFullMultiHead =
-        layerCount * tokens * 2 * headCount * headDim * int64_t(sizeof(float));
+    stats.bytesUsedFullMultiHead = layerCount * tokens * 2 * kvRowBytes(type, headCount, headDim);
+    stats.bytesUsedAsF32 = layerCount * tokens * 2 * kvRowBytes(KvType::F32, kvHeadCount, headDim);
     return stats;
 }
 

@@ -1,70 +1,111 @@
 #pragma once
-// The KV cache: for every layer, the rotated keys and the values of every token processed so far,
-// [tokens, kv_heads × head_dim] in f32. Storage grows in blocks of tokens up to a fixed capacity
-// (the context size), so "allocated" and "used" differ and both are reported.
+// The KV cache: for every layer, the rotated keys and the values of the tokens processed so far,
+// one row of kv_heads × head_dim numbers per token, stored as f32, f16 or int8
+// (backend/cpu/kv_rows.h). Storage grows in blocks of tokens up to a fixed capacity, so
+// "allocated" and "used" differ and both are reported.
 //
-// A step (the prompt, or one new token) first reserves room for its tokens, then every layer writes
-// the K/V rows of those tokens at positions size() .. size() + count − 1, and the step commits them
-// after its last layer. Until then they are not counted, so a cancelled step leaves the cache as it
-// was.
+// A step (the prompt, or one new token) first reserves room for its tokens, then every layer
+// stores the K/V rows of those tokens at rows size() .. size() + count − 1, and the step commits
+// them after its last layer. Until then they are not counted, so a cancelled step leaves the
+// cache's tokens as they were.
+//
+// A sliding cache never fills up: it keeps the first `sinks` tokens (the "attention sinks" that
+// models pour otherwise unneeded attention into) and the last capacity − sinks tokens, evicting
+// the oldest of the others when a step needs room. Rows then no longer equal positions: row r
+// holds position r below the sinks and r + evicted() above. Keys keep the rotation of their
+// original position (RoPE is never re-applied), so a query at position t scores every key it
+// sees at its true distance t − p; README "Sliding window" says why.
 
+#include <cstddef>
 #include <cstdint>
-#include <span>
+#include <string>
 #include <vector>
+
+#include "backend/cpu/kv_rows.h"
 
 namespace inferlens {
 
+struct KvCacheOptions {
+    KvType type = KvType::F32;
+    bool slides = false;  // evict instead of refusing once the capacity is reached
+    int64_t sinks = 0;    // with slides: the first tokens that are never evicted
+};
+
 struct KvCacheStats {
-    int64_t tokens = 0;
+    int64_t tokens = 0;  // held now
     int64_t capacity = 0;
     std::vector<int64_t> bytesUsedPerLayer;
     std::vector<int64_t> bytesAllocatedPerLayer;
     int64_t bytesUsed = 0;
     int64_t bytesAllocated = 0;
     // What the same tokens would take if every query head had its own K/V head (no GQA/MQA
-    // sharing).
+    // sharing), in the same storage type.
     int64_t bytesUsedFullMultiHead = 0;
+    KvType type = KvType::F32;
+    int64_t bytesUsedAsF32 = 0;  // the same tokens in an f32 cache: what f16 and int8 save
+    bool slides = false;
+    int64_t sinkTokens = 0;
+    int64_t evictedTokens = 0;  // positions dropped by the sliding window so far
 };
 
-// The statistics of an f32 cache holding `tokens` of `capacity` tokens with `allocatedTokens` rows
-// allocated in every layer (a GPU cache allocates the whole capacity at once).
+// The statistics of a `type` cache holding `tokens` of `capacity` tokens with `allocatedTokens`
+// rows allocated in every layer (a GPU cache allocates the whole capacity at once).
 KvCacheStats kvCacheStats(int64_t layerCount, int64_t kvHeadCount, int64_t headCount,
                           int64_t headDim, int64_t tokens, int64_t capacity,
-                          int64_t allocatedTokens);
+                          int64_t allocatedTokens, KvType type = KvType::F32);
 
 class KvCache {
   public:
+    // `capacity`: the tokens held at most (with options.slides, the sinks plus the window).
     KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int64_t headDim,
-            int64_t capacity);
+            int64_t capacity, KvCacheOptions options = {});
 
-    int64_t size() const { return size_; }
+    int64_t size() const { return size_; }  // tokens held
     int64_t capacity() const { return capacity_; }
-    bool full() const { return size_ >= capacity_; }
-    int64_t rowWidth() const { return rowWidth_; }
+    bool full() const { return !options_.slides && size_ >= capacity_; }
+    const KvCacheOptions& options() const { return options_; }
+    int64_t window() const { return capacity_ - options_.sinks; }
+    int64_t evicted() const { return evicted_; }
+    // The position of the next token: the tokens held plus those evicted.
+    int64_t nextPosition() const { return size_ + evicted_; }
+    // The position whose K/V row `row` holds.
+    int64_t positionOf(int64_t row) const { return row < options_.sinks ? row : row + evicted_; }
 
-    // Makes room for `count` tokens after the committed ones; throws Error past the capacity.
+    // Makes room for `count` tokens after the held ones (a sliding cache evicts for them);
+    // throws Error past the capacity, or for a step longer than the window.
     void reserve(int64_t count);
-    // The K and V rows of one reserved position, written by `layer`.
-    std::span<float> keyRow(int64_t layer, int64_t position);
-    std::span<float> valueRow(int64_t layer, int64_t position);
-    // K and V rows of positions 0 .. count − 1, [count, rowWidth].
-    std::span<const float> keys(int64_t layer, int64_t count) const;
-    std::span<const float> values(int64_t layer, int64_t count) const;
+    // Stores the K and V rows (kv_heads × head_dim floats each) of reserved row `row`.
+    void store(int64_t layer, int64_t row, std::span<const float> key,
+               std::span<const float> value);
+    // The rows of `layer` from row 0: those held and those reserved.
+    KvRows keys(int64_t layer) const;
+    KvRows values(int64_t layer) const;
 
     void commit(int64_t count);
     void clear();  // forgets all tokens; keeps the allocation
-    // Forgets the tokens after the first `tokens` (0 ≤ tokens ≤ size()); keeps the allocation.
-    void truncate(int64_t tokens);
+    // Keeps the first `tokens` positions (0 ≤ tokens ≤ nextPosition()) and forgets the rest;
+    // keeps the allocation. Returns how many were kept: `tokens`, or 0 when the window has
+    // already evicted some of them (they must be computed again).
+    int64_t truncate(int64_t tokens);
     KvCacheStats stats() const;
 
   private:
     static constexpr int64_t kGrowthTokens = 256;
-    void checkReserved(int64_t position) const;
+    void evict(int64_t count);
+    std::byte* rowAt(std::vector<std::byte>& rows, int64_t row);
 
-    int64_t layerCount_, kvHeadCount_, headCount_, headDim_, rowWidth_, capacity_;
+    int64_t layerCount_, kvHeadCount_, headCount_, headDim_, capacity_;
+    KvCacheOptions options_;
+    int64_t rowBytes_;
     int64_t size_ = 0;
-    int64_t allocatedTokens_ = 0;
-    std::vector<std::vector<float>> keys_, values_;  // per layer
+    int64_t evicted_ = 0;
+    // Rows allocated in every layer, and those a sliding cache may use: beyond its capacity, a
+    // block of spare rows lets the held rows slide forward, so that they are moved back to the
+    // start only once per block of evictions rather than on every token.
+    int64_t allocatedRows_ = 0;
+    int64_t storageRows_;
+    int64_t origin_ = 0;                                 // the storage row of row 0
+    std::vector<std::vector<std::byte>> keys_, values_;  // per layer
 };
 
 }  // namespace inferlens

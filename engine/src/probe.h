@@ -49,6 +49,10 @@ struct AttentionEvent {
     int64_t queryCount = 0;
     int64_t keyCount = 0;
     std::span<const float> weights;
+    // Positions sinkTokens .. sinkTokens + evictedTokens − 1 had left a sliding KV cache before
+    // this step: nothing attended to them (their weights are 0).
+    int64_t sinkTokens = 0;
+    int64_t evictedTokens = 0;
 };
 
 // The residual stream of the step's last token after `layer` has run: what the logit lens reads.

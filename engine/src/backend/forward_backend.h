@@ -20,9 +20,14 @@ class ForwardBackend {
     virtual const ModelConfig& config() const = 0;
     // "CPU (4 threads)", "cuda:0 (NVIDIA H200)": what the user is told runs the model.
     virtual std::string deviceName() const = 0;
-    virtual int threadCount() const = 0;  // CPU threads of the products
-    virtual int64_t contextSize() const = 0;
+    virtual int threadCount() const = 0;      // CPU threads of the products
+    virtual int64_t contextSize() const = 0;  // tokens the KV cache holds at most
+    // The positions run so far that the cache holds or, sliding, has evicted: where the next step
+    // starts.
     virtual int64_t cachedTokens() const = 0;
+    // 0: the cache refuses tokens past contextSize(). W > 0: it slides (kv_cache.h), keeping its
+    // sink tokens and the last W, so that a sequence grows without bound in steps of at most W.
+    virtual int64_t slidingWindow() const { return 0; }
 
     // Embeds `tokens` as the residual streams of positions firstPosition .. firstPosition +
     // count − 1 (firstPosition == cachedTokens()) and reserves their K/V rows. Throws Error for an
@@ -43,8 +48,9 @@ class ForwardBackend {
 
     virtual void clearCache() = 0;
     // Keeps the K/V rows of the first `tokens` positions only (tokens ≤ cachedTokens()): the next
-    // step starts after them. Throws Error otherwise.
-    virtual void truncateCache(int64_t tokens) = 0;
+    // step starts after them. Throws Error otherwise. Returns the positions kept: `tokens`, or 0
+    // where a sliding cache has evicted some of them.
+    virtual int64_t truncateCache(int64_t tokens) = 0;
     virtual KvCacheStats cacheStats() const = 0;
 
     // The kernel of the CPU's attention, for the steps that start from now on. A GPU backend has

@@ -15,6 +15,8 @@ namespace inferlens {
 ForwardScratch::ForwardScratch(const ModelConfig& c)
     : normed(c.hiddenSize),
       query(c.queryWidth()),
+      key(c.kvWidth()),
+      value(c.kvWidth()),
       attended(c.queryWidth()),
       projected(c.hiddenSize),
       gate(c.ffnSize),
@@ -65,9 +67,9 @@ void Model::forwardLayer(int64_t layerIndex, int64_t firstPosition, std::span<fl
                          KvCache& cache, ForwardScratch& s, AttentionRecorder* recorder) const {
     const LayerWeights& layer = weights_.layers[layerIndex];
     const auto hidden = size_t(config().hiddenSize);
-    if (firstPosition != cache.size())
+    if (firstPosition != cache.nextPosition())
         throw Error("position " + std::to_string(firstPosition) + " does not follow the " +
-                    std::to_string(cache.size()) + " tokens in the KV cache");
+                    std::to_string(cache.nextPosition()) + " tokens of the KV cache");
     // Token by token in position order: each token's attention reads the K/V that the tokens
     // before it wrote to the cache in this same layer, which is the causal mask.
     const auto count = int64_t(x.size() / hidden);
@@ -104,31 +106,27 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
     matMat(layer.query, b.normed, count, b.query, s.pool);
     matMat(layer.key, b.normed, count, b.key, s.pool);
     matMat(layer.value, b.normed, count, b.value, s.pool);
-    // Every token's K/V row goes into the cache first; attention then reads, for the token at
-    // each position, the rows up to its own (the causal mask).
+    // Every token's K/V row goes into the cache first; attention then reads, for the token in
+    // each row, the rows up to its own (the causal mask).
+    const int64_t firstRow = cache.size();
     for (size_t i = 0; i < rows; ++i) {
-        const int64_t position = firstPosition + int64_t(i);
-        const std::span<float> key = cache.keyRow(layerIndex, position);
-        const std::span<float> value = cache.valueRow(layerIndex, position);
-        std::copy_n(b.key.begin() + ptrdiff_t(i * kvWidth), kvWidth, key.begin());
-        std::copy_n(b.value.begin() + ptrdiff_t(i * kvWidth), kvWidth, value.begin());
-        finishQkv(layer, position, row(b.query, queryWidth, i), key, value);
+        const std::span<float> key = row(b.key, kvWidth, i), value = row(b.value, kvWidth, i);
+        finishQkv(layer, firstPosition + int64_t(i), row(b.query, queryWidth, i), key, value);
+        cache.store(layerIndex, firstRow + int64_t(i), key, value);
     }
     if (s.attention == AttentionKernel::Fused) {
-        const int64_t keyCount = firstPosition + count;
-        fusedAttention(attentionLayout(cache), b.query, firstPosition, count,
-                       cache.keys(layerIndex, keyCount).data(),
-                       cache.values(layerIndex, keyCount).data(), b.attended, s.pool);
+        fusedAttention(attentionLayoutOf(c, c.kvWidth()), b.query, firstRow, count,
+                       cache.keys(layerIndex), cache.values(layerIndex), b.attended, s.pool);
         if (recordsLayer(layerIndex, recorder))
             for (size_t i = 0; i < rows; ++i) {
                 std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth,
                             s.query.begin());
-                recordAttention(layerIndex, firstPosition + int64_t(i), cache, s, *recorder);
+                recordAttention(layerIndex, firstRow + int64_t(i), cache, s, *recorder);
             }
     } else {
         for (size_t i = 0; i < rows; ++i) {
             std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth, s.query.begin());
-            attend(layerIndex, firstPosition + int64_t(i), cache, s, recorder);
+            attend(layerIndex, firstRow + int64_t(i), cache, s, recorder);
             std::copy(s.attended.begin(), s.attended.end(),
                       b.attended.begin() + ptrdiff_t(i * queryWidth));
         }
@@ -156,13 +154,13 @@ void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t 
 
     // Attention block: x += Wo · attention(RMSNorm(x))
     rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed);
-    const std::span<float> key = cache.keyRow(layerIndex, position);
-    const std::span<float> value = cache.valueRow(layerIndex, position);
     matVec(layer.query, s.normed, s.query, s.pool);
-    matVec(layer.key, s.normed, key, s.pool);
-    matVec(layer.value, s.normed, value, s.pool);
-    finishQkv(layer, position, s.query, key, value);
-    attend(layerIndex, position, cache, s, recorder);
+    matVec(layer.key, s.normed, s.key, s.pool);
+    matVec(layer.value, s.normed, s.value, s.pool);
+    finishQkv(layer, position, s.query, s.key, s.value);
+    const int64_t row = cache.size();
+    cache.store(layerIndex, row, s.key, s.value);
+    attend(layerIndex, row, cache, s, recorder);
     matVec(layer.attentionOutput, s.attended, s.projected, s.pool);
     for (int64_t i = 0; i < c.hiddenSize; ++i)
         x[i] += s.projected[i];
@@ -209,47 +207,70 @@ AttentionLayout attentionLayoutOf(const ModelConfig& c, int64_t kvRowWidth) {
             float(1.0 / std::sqrt(double(c.headDim)))};
 }
 
-AttentionLayout Model::attentionLayout(const KvCache& cache) const {
-    return attentionLayoutOf(config(), cache.rowWidth());
+namespace {
+
+// Rows 0 .. count − 1 as f32 for the reference kernels: the cache's own when it stores f32,
+// else decoded into `decoded`.
+const float* floatRows(const KvRows& rows, int64_t count, std::vector<float>& decoded) {
+    if (const float* floats = rows.floatData())
+        return floats;
+    decoded.resize(size_t(count * rows.heads * rows.headDim));
+    rows.decodeRows(0, count, decoded.data());
+    return decoded.data();
 }
 
-void Model::attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,
+}  // namespace
+
+void Model::attentionWeights(int64_t layerIndex, int64_t row, const KvCache& cache,
                              ForwardScratch& s) const {
-    const int64_t keyCount = position + 1;
+    const int64_t keyCount = row + 1;
     s.scores.resize(size_t(config().headCount * keyCount));
-    attentionProbabilities(attentionLayout(cache), s.query, position,
-                           cache.keys(layerIndex, keyCount).data(), s.scores, s.pool);
+    attentionProbabilities(attentionLayoutOf(config(), config().kvWidth()), s.query, row,
+                           floatRows(cache.keys(layerIndex), keyCount, s.decodedKeys), s.scores,
+                           s.pool);
 }
 
-void Model::recordAttention(int64_t layerIndex, int64_t position, const KvCache& cache,
+void Model::recordAttention(int64_t layerIndex, int64_t row, const KvCache& cache,
                             ForwardScratch& s, AttentionRecorder& recorder) const {
-    attentionWeights(layerIndex, position, cache, s);
+    attentionWeights(layerIndex, row, cache, s);
     // Recorders are called from this thread only.
-    const int64_t keyCount = position + 1;
-    for (int64_t h = 0; h < config().headCount; ++h)
-        if (recorder.wantsHead(layerIndex, h))
-            recorder.record(layerIndex, h, position,
-                            std::span(s.scores).subspan(size_t(h * keyCount), size_t(keyCount)));
+    const int64_t keyCount = row + 1;
+    const int64_t position = cache.positionOf(row);
+    for (int64_t h = 0; h < config().headCount; ++h) {
+        if (!recorder.wantsHead(layerIndex, h))
+            continue;
+        const auto weights = std::span(s.scores).subspan(size_t(h * keyCount), size_t(keyCount));
+        if (position == row) {
+            recorder.record(layerIndex, h, position, weights);
+            continue;
+        }
+        // A sliding cache: spread the rows' weights over their positions; the evicted get 0.
+        s.positionWeights.assign(size_t(position + 1), 0.0f);
+        for (int64_t r = 0; r < keyCount; ++r)
+            s.positionWeights[size_t(cache.positionOf(r))] = weights[size_t(r)];
+        recorder.record(layerIndex, h, position, s.positionWeights);
+    }
 }
 
-void Model::attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& s,
+void Model::attend(int64_t layerIndex, int64_t row, KvCache& cache, ForwardScratch& s,
                    AttentionRecorder* recorder) const {
-    const int64_t keyCount = position + 1;
-    const AttentionLayout layout = attentionLayout(cache);
-    const float* values = cache.values(layerIndex, keyCount).data();
+    const int64_t keyCount = row + 1;
+    const AttentionLayout layout = attentionLayoutOf(config(), config().kvWidth());
     if (s.attention == AttentionKernel::Fused) {
-        fusedAttention(layout, s.query, position, 1, cache.keys(layerIndex, keyCount).data(),
-                       values, s.attended, s.pool);
+        fusedAttention(layout, s.query, row, 1, cache.keys(layerIndex), cache.values(layerIndex),
+                       s.attended, s.pool);
         if (recordsLayer(layerIndex, recorder))
-            recordAttention(layerIndex, position, cache, s, *recorder);
+            recordAttention(layerIndex, row, cache, s, *recorder);
         return;
     }
     // The reference path: every head's probabilities, then their weighted sums of the values.
     if (recorder != nullptr)
-        recordAttention(layerIndex, position, cache, s, *recorder);
+        recordAttention(layerIndex, row, cache, s, *recorder);
     else
-        attentionWeights(layerIndex, position, cache, s);
-    weightedValues(layout, s.scores, keyCount, values, s.attended, s.pool);
+        attentionWeights(layerIndex, row, cache, s);
+    weightedValues(layout, s.scores, keyCount,
+                   floatRows(cache.values(layerIndex), keyCount, s.decodedValues), s.attended,
+                   s.pool);
 }
 
 void Model::computeLogits(std::span<const float> x, std::span<float> logits,

@@ -33,10 +33,15 @@ class AttentionRecorder {
 // Activations of one token, sized once per model and reused for every token and layer.
 struct ForwardScratch {
     explicit ForwardScratch(const ModelConfig& config);
-    std::vector<float> normed;     // [H]
-    std::vector<float> query;      // [heads × head_dim]
-    std::vector<float> attended;   // [heads × head_dim]: attention output before the projection
-    std::vector<float> scores;     // [heads × positions]: attention weights
+    std::vector<float> normed;    // [H]
+    std::vector<float> query;     // [heads × head_dim]
+    std::vector<float> key;       // [kv_heads × head_dim], before it goes into the cache
+    std::vector<float> value;     // [kv_heads × head_dim]
+    std::vector<float> attended;  // [heads × head_dim]: attention output before the projection
+    std::vector<float> scores;    // [heads × rows]: attention weights over the cache's rows
+    std::vector<float> positionWeights;  // one head's weights over positions (a sliding cache)
+    // A layer's f16 or int8 K/V rows as f32, for the reference kernels.
+    std::vector<float> decodedKeys, decodedValues;
     std::vector<float> projected;  // [H]
     std::vector<float> gate;       // [F]
     std::vector<float> up;         // [F]
@@ -73,7 +78,8 @@ class Model {
     // x = the embedding of `token`; throws Error for an id outside the vocabulary.
     void embed(int32_t token, std::span<float> x) const;
     // One decoder layer on the residual streams x [count, H] of the tokens at positions
-    // firstPosition .. firstPosition + count − 1 (reserved in `cache`, where their K/V go).
+    // firstPosition .. firstPosition + count − 1 (firstPosition == cache.nextPosition(); their
+    // K/V go to the rows reserved in `cache`).
     void forwardLayer(int64_t layer, int64_t firstPosition, std::span<float> x, KvCache& cache,
                       ForwardScratch& scratch, AttentionRecorder* recorder = nullptr) const;
     // logits = output · final_norm(x)
@@ -94,18 +100,17 @@ class Model {
                    std::span<float> key, std::span<float> value) const;
     // Whether the recorder wants any head of this layer.
     bool recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) const;
-    AttentionLayout attentionLayout(const KvCache& cache) const;
-    // The softmax weights of every head of scratch.query (the token at `position`) over positions
-    // 0..position, into scratch.scores.
-    void attentionWeights(int64_t layerIndex, int64_t position, const KvCache& cache,
+    // The softmax weights of every head of scratch.query (the token in cache row `row`) over
+    // rows 0..row, into scratch.scores.
+    void attentionWeights(int64_t layerIndex, int64_t row, const KvCache& cache,
                           ForwardScratch& scratch) const;
     // Computes the weights (beside the fused kernel, which never forms them) and hands those of
-    // the heads the recorder wants to it.
-    void recordAttention(int64_t layerIndex, int64_t position, const KvCache& cache,
+    // the heads the recorder wants to it, over positions (those a sliding cache evicted get 0).
+    void recordAttention(int64_t layerIndex, int64_t row, const KvCache& cache,
                          ForwardScratch& scratch, AttentionRecorder& recorder) const;
-    // Causal attention of scratch.query (the token at `position`, its K/V already in the cache)
+    // Causal attention of scratch.query (the token in cache row `row`, its K/V already there)
     // into scratch.attended.
-    void attend(int64_t layerIndex, int64_t position, KvCache& cache, ForwardScratch& scratch,
+    void attend(int64_t layerIndex, int64_t row, KvCache& cache, ForwardScratch& scratch,
                 AttentionRecorder* recorder) const;
 
     ModelFiles files_;

@@ -7,10 +7,10 @@
 namespace inferlens {
 
 CpuForward::CpuForward(const Model& model, int64_t contextSize, int threads,
-                       AttentionKernel attention)
+                       AttentionKernel attention, KvCacheOptions cacheOptions)
     : model_(model),
       caches_{KvCache(model.config().layerCount, model.config().kvHeadCount,
-                      model.config().headCount, model.config().headDim, contextSize)},
+                      model.config().headCount, model.config().headDim, contextSize, cacheOptions)},
       pool_(threads),
       scratch_(model.config()) {
     scratch_.pool = &pool_;
@@ -63,7 +63,7 @@ void CpuForward::setCacheSlots(int count) {
         throw Error("at least one KV cache slot is needed");
     // New slots start empty, with no rows allocated until they are used.
     const KvCache empty(config().layerCount, config().kvHeadCount, config().headCount,
-                        config().headDim, contextSize());
+                        config().headDim, contextSize(), cache().options());
     caches_.resize(size_t(count), empty);
     slot_ = std::min(slot_, count - 1);
 }

@@ -14,14 +14,18 @@ class CpuForward final : public ForwardBackend {
     // `threads`: 0 gives one per hardware thread. `model` must outlive the backend. `attention`:
     // the kernel for the attention output (attention probes get its weights either way).
     CpuForward(const Model& model, int64_t contextSize, int threads,
-               AttentionKernel attention = AttentionKernel::Fused);
+               AttentionKernel attention = AttentionKernel::Fused,
+               KvCacheOptions cacheOptions = {});
 
     const ModelConfig& config() const override { return model_.config(); }
     std::string deviceName() const override;
     void setAttentionKernel(AttentionKernel kernel) override { scratch_.attention = kernel; }
     int threadCount() const override { return pool_.size(); }
     int64_t contextSize() const override { return cache().capacity(); }
-    int64_t cachedTokens() const override { return cache().size(); }
+    int64_t cachedTokens() const override { return cache().nextPosition(); }
+    int64_t slidingWindow() const override {
+        return cache().options().slides ? cache().window() : 0;
+    }
 
     void beginStep(std::span<const int32_t> tokens, int64_t firstPosition) override;
     void runLayer(int64_t layer, AttentionRecorder* recorder) override;
@@ -29,7 +33,7 @@ class CpuForward final : public ForwardBackend {
     void finishStep(std::span<float> logits, int64_t rows) override;
 
     void clearCache() override { cache().clear(); }
-    void truncateCache(int64_t tokens) override { cache().truncate(tokens); }
+    int64_t truncateCache(int64_t tokens) override { return cache().truncate(tokens); }
     KvCacheStats cacheStats() const override { return cache().stats(); }
 
     void setCacheSlots(int count) override;

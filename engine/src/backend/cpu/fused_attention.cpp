@@ -25,12 +25,29 @@ struct Running {
           maximum(vectors),
           sum(vectors),
           accumulated(vectors * size_t(headDim)),
-          partial(size_t(headDim)) {}
+          partial(size_t(headDim)),
+          keyBlock(size_t(kKeyBlock * headDim)),
+          valueBlock(size_t(kKeyBlock * headDim)) {}
     std::vector<float> scores;  // [vectors, kKeyBlock]
     std::vector<float> maximum, sum;
     std::vector<float> accumulated;  // [vectors, headDim]
     std::vector<float> partial;      // [headDim]
+    // A block of f16 or int8 rows of one group, decoded: [kKeyBlock, headDim].
+    std::vector<float> keyBlock, valueBlock;
 };
+
+// The f32 rows of `group` from `first`: in place when stored as f32, else decoded into `block`.
+// Sets `stride` to the floats from one row to the next.
+const float* groupRows(const KvRows& rows, int64_t first, int64_t count, int64_t group,
+                       std::vector<float>& block, int64_t& stride) {
+    if (const float* floats = rows.floatData()) {
+        stride = rows.rowBytes / int64_t(sizeof(float));
+        return floats + first * stride + group * rows.headDim;
+    }
+    rows.decodeHead(first, count, group, block.data());
+    stride = rows.headDim;
+    return block.data();
+}
 
 }  // namespace
 
@@ -46,20 +63,28 @@ const char* attentionKernelName(AttentionKernel kernel) {
     return kernel == AttentionKernel::Fused ? "fused" : "reference";
 }
 
-void fusedAttention(const AttentionLayout& layout, std::span<const float> queries,
-                    int64_t firstPosition, int64_t count, const float* keys, const float* values,
-                    std::span<float> out, ThreadPool* pool) {
+void fusedAttention(const AttentionLayout& layout, std::span<const float> queries, int64_t firstRow,
+                    int64_t count, const float* keys, const float* values, std::span<float> out,
+                    ThreadPool* pool) {
+    fusedAttention(layout, queries, firstRow, count,
+                   KvRows::floats(keys, layout.kvHeadCount, layout.headDim, layout.kvRowWidth),
+                   KvRows::floats(values, layout.kvHeadCount, layout.headDim, layout.kvRowWidth),
+                   out, pool);
+}
+
+void fusedAttention(const AttentionLayout& layout, std::span<const float> queries, int64_t firstRow,
+                    int64_t count, const KvRows& keys, const KvRows& values, std::span<float> out,
+                    ThreadPool* pool) {
     const int64_t headDim = layout.headDim;
     const int64_t headsPerGroup = layout.headCount / layout.kvHeadCount;
     const int64_t queryWidth = layout.headCount * headDim;
-    const int64_t stride = layout.kvRowWidth;
     const FloatTile tile = floatTile(DType::F32, cpuKernels());
     const WeightedSum weighted = weightedSum(cpuKernels());
     const int64_t rowBlocks = (count + kQueryBlock - 1) / kQueryBlock;
     const int64_t items = layout.kvHeadCount * rowBlocks;
     // Below this many multiply-adds the hand-off to other threads costs more than it saves.
     constexpr int64_t kParallelWork = int64_t(1) << 16;
-    const int64_t work = layout.headCount * count * (firstPosition + count) * headDim;
+    const int64_t work = layout.headCount * count * (firstRow + count) * headDim;
     const bool parallel = pool != nullptr && pool->size() > 1 && items > 1 && work >= kParallelWork;
 
     // Every thread's buffers are allocated here, where running out of memory throws to the
@@ -85,22 +110,26 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
             std::fill_n(r.maximum.begin(), vectors, -std::numeric_limits<float>::infinity());
             std::fill_n(r.sum.begin(), vectors, 0.0f);
             std::fill_n(r.accumulated.begin(), vectors * headDim, 0.0f);
-            const int64_t keyEnd = firstPosition + row0 + rows;  // the last row's keys, exclusive
+            const int64_t keyEnd = firstRow + row0 + rows;  // the last row's keys, exclusive
             for (int64_t key0 = 0; key0 < keyEnd; key0 += kKeyBlock) {
                 const int64_t keysHere = std::min(kKeyBlock, keyEnd - key0);
+                int64_t keyStride, valueStride;
+                const float* keyRows =
+                    groupRows(keys, key0, keysHere, group, r.keyBlock, keyStride);
+                const float* valueRows =
+                    groupRows(values, key0, keysHere, group, r.valueBlock, valueStride);
                 // The block's scores, kTileTokens query vectors at a time.
                 for (int64_t v0 = 0; v0 < vectors; v0 += kTileTokens) {
                     const int tokens = int(std::min<int64_t>(kTileTokens, vectors - v0));
                     const float* xs[kTileTokens];
                     for (int t = 0; t < tokens; ++t)
                         xs[t] = queryOf(v0 + t);
-                    scoreKeys(tile, xs, tokens, keys + key0 * stride + group * headDim, stride,
-                              keysHere, headDim, layout.scale, r.scores.data() + v0 * kKeyBlock,
-                              kKeyBlock);
+                    scoreKeys(tile, xs, tokens, keyRows, keyStride, keysHere, headDim, layout.scale,
+                              r.scores.data() + v0 * kKeyBlock, kKeyBlock);
                 }
                 for (int64_t v = 0; v < vectors; ++v) {
-                    // Causal: row v / headsPerGroup sees keys up to its own position.
-                    const int64_t position = firstPosition + row0 + v / headsPerGroup;
+                    // Causal: row v / headsPerGroup sees keys up to its own row.
+                    const int64_t position = firstRow + row0 + v / headsPerGroup;
                     const int64_t visible = std::min(keysHere, position - key0 + 1);
                     if (visible <= 0)
                         continue;
@@ -121,8 +150,7 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
                         blockSum += scores[j];
                     }
                     r.sum[size_t(v)] += blockSum;
-                    weighted(scores, visible, values + key0 * stride + group * headDim, stride,
-                             headDim, r.partial.data());
+                    weighted(scores, visible, valueRows, valueStride, headDim, r.partial.data());
                     for (int64_t d = 0; d < headDim; ++d)
                         accumulated[d] += r.partial[size_t(d)];
                 }

@@ -14,6 +14,8 @@
 #include <span>
 #include <string>
 
+#include "backend/cpu/kv_rows.h"
+
 namespace inferlens {
 
 class ThreadPool;
@@ -29,16 +31,23 @@ struct AttentionLayout {
     int64_t headDim = 0;
     int64_t headCount = 0;
     int64_t kvHeadCount = 0;  // query heads share KV heads in equal groups (MHA, GQA, MQA)
-    int64_t kvRowWidth = 0;   // floats from one position's K (or V) row to the next
-    float scale = 1;          // the scores' factor, 1/√head_dim
+    // Floats from one position's f32 K (or V) row to the next, for the reference kernels (the
+    // fused kernel's KvRows say where their rows are).
+    int64_t kvRowWidth = 0;
+    float scale = 1;  // the scores' factor, 1/√head_dim
 };
 
-// queries: [count, headCount × headDim], the rows of positions firstPosition .. firstPosition +
-// count − 1. keys, values: the cache's rows of positions 0 .. firstPosition + count − 1 (group g's
-// head at g × headDim in each row). Row i attends to positions 0 .. firstPosition + i. Writes
-// out: [count, headCount × headDim]. Splits the work over `pool` when it is large enough.
-void fusedAttention(const AttentionLayout& layout, std::span<const float> queries,
-                    int64_t firstPosition, int64_t count, const float* keys, const float* values,
-                    std::span<float> out, ThreadPool* pool);
+// queries: [count, headCount × headDim], the rows of cache rows firstRow .. firstRow + count − 1.
+// keys, values: the cache's rows 0 .. firstRow + count − 1 (group g's head at g × headDim in
+// each row). Query i attends to rows 0 .. firstRow + i. Writes out: [count, headCount ×
+// headDim]. Rows stored as f16 or int8 are decoded a block at a time, as the kernel reaches
+// them. Splits the work over `pool` when it is large enough.
+void fusedAttention(const AttentionLayout& layout, std::span<const float> queries, int64_t firstRow,
+                    int64_t count, const KvRows& keys, const KvRows& values, std::span<float> out,
+                    ThreadPool* pool);
+// The same over f32 rows layout.kvRowWidth floats apart.
+void fusedAttention(const AttentionLayout& layout, std::span<const float> queries, int64_t firstRow,
+                    int64_t count, const float* keys, const float* values, std::span<float> out,
+                    ThreadPool* pool);
 
 }  // namespace inferlens

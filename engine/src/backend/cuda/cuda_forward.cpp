@@ -317,12 +317,13 @@ std::span<const float> CudaForward::lastHidden() {
     return {host, size_t(hidden)};
 }
 
-void CudaForward::truncateCache(int64_t tokens) {
+int64_t CudaForward::truncateCache(int64_t tokens) {
     // Rows past size_ are simply written again by the next steps, as after clearCache.
     if (tokens < 0 || tokens > size_)
         throw Error("cannot keep " + std::to_string(tokens) + " of the " + std::to_string(size_) +
                     " tokens in the KV cache");
     size_ = tokens;
+    return tokens;
 }
 
 void CudaForward::finishStep(std::span<float> logits, int64_t rows) {

@@ -47,7 +47,7 @@ class CudaForward final : public ForwardBackend {
     void finishStep(std::span<float> logits, int64_t rows) override;
 
     void clearCache() override { size_ = 0; }
-    void truncateCache(int64_t tokens) override;
+    int64_t truncateCache(int64_t tokens) override;
     KvCacheStats cacheStats() const override;
 
   private:

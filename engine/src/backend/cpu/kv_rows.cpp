@@ -1,0 +1,133 @@
+#include "backend/cpu/kv_rows.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/dtype_codec.h"
+#include "core/error.h"
+
+namespace inferlens {
+namespace {
+
+// An int8 head: its step (f32), then headDim signed numbers.
+constexpr int64_t kScaleBytes = int64_t(sizeof(float));
+
+int64_t headBytes(KvType type, int64_t headDim) {
+    switch (type) {
+        case KvType::F32:
+            return 4 * headDim;
+        case KvType::F16:
+            return 2 * headDim;
+        case KvType::Int8:
+            return kScaleBytes + headDim;
+    }
+    return 0;
+}
+
+void encodeHead(KvType type, const float* in, int64_t headDim, std::byte* out) {
+    switch (type) {
+        case KvType::F32:
+            std::memcpy(out, in, size_t(headDim) * sizeof(float));
+            return;
+        case KvType::F16:
+            for (int64_t d = 0; d < headDim; ++d) {
+                const uint16_t half = floatToHalf(in[d]);
+                std::memcpy(out + 2 * d, &half, 2);
+            }
+            return;
+        case KvType::Int8: {
+            float largest = 0;
+            for (int64_t d = 0; d < headDim; ++d)
+                largest = std::max(largest, std::fabs(in[d]));
+            const float step = largest / 127.0f;
+            std::memcpy(out, &step, sizeof step);
+            const float inverse = step > 0 ? 1.0f / step : 0.0f;
+            auto* numbers = reinterpret_cast<int8_t*>(out + kScaleBytes);
+            for (int64_t d = 0; d < headDim; ++d)
+                numbers[d] = int8_t(std::clamp(std::lround(in[d] * inverse), -127L, 127L));
+            return;
+        }
+    }
+}
+
+void decodeHeadAt(KvType type, const std::byte* in, int64_t headDim, float* out) {
+    switch (type) {
+        case KvType::F32:
+            std::memcpy(out, in, size_t(headDim) * sizeof(float));
+            return;
+        case KvType::F16:
+            for (int64_t d = 0; d < headDim; ++d)
+                out[d] = loadF16(in, d);
+            return;
+        case KvType::Int8: {
+            float step;
+            std::memcpy(&step, in, sizeof step);
+            const auto* numbers = reinterpret_cast<const int8_t*>(in + kScaleBytes);
+            for (int64_t d = 0; d < headDim; ++d)
+                out[d] = float(numbers[d]) * step;
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+KvType parseKvType(const std::string& name) {
+    if (name == "f32")
+        return KvType::F32;
+    if (name == "f16")
+        return KvType::F16;
+    if (name == "int8")
+        return KvType::Int8;
+    throw Error("unknown KV cache type '" + name + "' (f32, f16 or int8)");
+}
+
+const char* kvTypeName(KvType type) {
+    switch (type) {
+        case KvType::F32:
+            return "f32";
+        case KvType::F16:
+            return "f16";
+        case KvType::Int8:
+            return "int8";
+    }
+    return "?";
+}
+
+int64_t kvRowBytes(KvType type, int64_t heads, int64_t headDim) {
+    return heads * headBytes(type, headDim);
+}
+
+void encodeKvRow(KvType type, std::span<const float> row, int64_t headDim, std::byte* out) {
+    const auto heads = int64_t(row.size()) / headDim;
+    const int64_t bytes = headBytes(type, headDim);
+    for (int64_t h = 0; h < heads; ++h)
+        encodeHead(type, row.data() + h * headDim, headDim, out + h * bytes);
+}
+
+KvRows KvRows::floats(const float* rows, int64_t heads, int64_t headDim, int64_t rowWidth) {
+    return {KvType::F32, reinterpret_cast<const std::byte*>(rows), heads, headDim,
+            rowWidth * int64_t(sizeof(float))};
+}
+
+const float* KvRows::floatData() const {
+    return type == KvType::F32 ? reinterpret_cast<const float*>(data) : nullptr;
+}
+
+void KvRows::decodeHead(int64_t first, int64_t count, int64_t head, float* out) const {
+    const int64_t bytes = headBytes(type, headDim);
+    for (int64_t i = 0; i < count; ++i)
+        decodeHeadAt(type, data + (first + i) * rowBytes + head * bytes, headDim,
+                     out + i * headDim);
+}
+
+void KvRows::decodeRows(int64_t first, int64_t count, float* out) const {
+    const int64_t bytes = headBytes(type, headDim);
+    for (int64_t i = 0; i < count; ++i)
+        for (int64_t h = 0; h < heads; ++h)
+            decodeHeadAt(type, data + (first + i) * rowBytes + h * bytes, headDim,
+                         out + (i * heads + h) * headDim);
+}
+
+}  // namespace inferlens
