@@ -90,7 +90,7 @@ BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options
 int runBench(const Words& words) {
     const Arguments args(words,
                          {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device",
-                          "attention", "synth", "dtype", "seed"},
+                          "attention", "kv-type", "window", "sinks", "synth", "dtype", "seed"},
                          {"json", "capture-attention"});
     const int64_t promptTokens = args.integer("prompt-tokens", 128);
     const int64_t genTokens = args.integer("gen-tokens", 32);
@@ -108,7 +108,8 @@ int runBench(const Words& words) {
     if (args.flag("capture-attention"))
         probes.add(&capture);
     Generator generator(std::move(bench.backend), true, &probes);
-    if (promptTokens + genTokens > generator.contextSize())
+    const int64_t window = generator.slidingWindow();
+    if (window == 0 && promptTokens + genTokens > generator.contextSize())
         throw UsageError("prompt and generated tokens (" +
                          std::to_string(promptTokens + genTokens) + ") exceed the context of " +
                          std::to_string(generator.contextSize()) + " (--ctx-size)");
@@ -119,7 +120,11 @@ int runBench(const Words& words) {
     std::vector<float> logits(static_cast<size_t>(vocab));
 
     const auto start = Clock::now();
-    generator.step(prompt, logits);
+    // A sliding cache takes the prompt in steps of its window.
+    const size_t chunk = window > 0 ? size_t(window) : prompt.size();
+    for (size_t first = 0; first < prompt.size(); first += chunk)
+        generator.step(std::span(prompt).subspan(first, std::min(chunk, prompt.size() - first)),
+                       logits);
     int32_t next = argmax(logits);
     const auto firstToken = Clock::now();
     for (int64_t i = 1; i < genTokens; ++i) {
@@ -129,6 +134,7 @@ int runBench(const Words& words) {
     }
     const auto end = Clock::now();
 
+    const KvCacheStats cache = generator.cacheStats();
     const double prefillSeconds = secondsBetween(start, firstToken);
     const double decodeSeconds = secondsBetween(firstToken, end);
     const nlohmann::json result{
@@ -137,6 +143,12 @@ int runBench(const Words& words) {
         {"threads", threads},
         {"attention", attentionKernelName(options.attention)},
         {"attention_capture", args.flag("capture-attention")},
+        {"kv_type", kvTypeName(cache.type)},
+        {"window", window},
+        {"sinks", cache.sinkTokens},
+        {"kv_cache_tokens", cache.tokens},
+        {"kv_cache_bytes_used", cache.bytesUsed},
+        {"kv_cache_bytes_allocated", cache.bytesAllocated},
         {"prompt_tokens", promptTokens},
         {"gen_tokens", genTokens},
         {"open_ms", openSeconds * 1000.0},
@@ -161,6 +173,10 @@ int runBench(const Words& words) {
                     static_cast<long long>(genTokens - 1),
                     result["decode_tokens_per_s"].get<double>(),
                     args.flag("capture-attention") ? " (every attention head captured)" : "");
+        std::printf("KV cache: %s, %lld tokens held, %.1f MB used, %.1f MB allocated%s\n",
+                    kvTypeName(cache.type), static_cast<long long>(cache.tokens),
+                    double(cache.bytesUsed) / 1e6, double(cache.bytesAllocated) / 1e6,
+                    window > 0 ? " (sliding window)" : "");
         std::printf("peak resident memory: %.0f MB\n", result["peak_rss_mb"].get<double>());
     }
     return 0;

@@ -11,22 +11,32 @@ namespace inferlens::cli {
 
 int runLogits(const Words& words) {
     const Arguments args(
-        words, {"model", "ids", "out", "ctx-size", "threads", "device", "attention"}, {"no-cache"});
+        words,
+        {"model", "ids", "out", "ctx-size", "threads", "device", "attention", "kv-type", "window",
+         "sinks"},
+        {"no-cache"});
     const std::vector<int32_t> ids = args.integerList("ids");
     const std::string out = args.required("out");
     GeneratorOptions options = backendOptions(args);
     options.useKvCache = !args.flag("no-cache");
     Model model = openModel(args.modelPath(), options);
     Generator generator(makeBackend(model, options), options.useKvCache);
-    if (int64_t(ids.size()) > generator.contextSize())
+    const int64_t window = generator.slidingWindow();
+    if (window == 0 && int64_t(ids.size()) > generator.contextSize())
         throw Error(std::to_string(ids.size()) + " ids do not fit in the context of " +
                     std::to_string(generator.contextSize()) + " tokens (--ctx-size)");
 
-    // One prefill step over all ids, keeping every position's logits.
-    const int64_t vocab = model.config().vocabSize;
-    std::vector<float> logits(ids.size() * size_t(vocab));
-    generator.step(ids, logits);
-    writeNpyFloat32(out, {int64_t(ids.size()), vocab}, logits);
+    // One prefill step over all ids (a sliding cache: one per window), keeping every position's
+    // logits.
+    const auto vocab = size_t(model.config().vocabSize);
+    std::vector<float> logits(ids.size() * vocab);
+    const size_t chunk = window > 0 ? size_t(window) : ids.size();
+    for (size_t first = 0; first < ids.size(); first += chunk) {
+        const size_t count = std::min(chunk, ids.size() - first);
+        generator.step(std::span(ids).subspan(first, count),
+                       std::span(logits).subspan(first * vocab, count * vocab));
+    }
+    writeNpyFloat32(out, {int64_t(ids.size()), int64_t(vocab)}, logits);
     std::printf("wrote %s: logits [%zu, %lld]; greedy next token after the last id: %d\n",
                 out.c_str(), ids.size(), static_cast<long long>(vocab),
                 argmax(std::span<const float>(logits).subspan((ids.size() - 1) * size_t(vocab))));

@@ -30,6 +30,15 @@ GeneratorOptions backendOptions(const Arguments& args, bool attentionIsKernel) {
     options.device = chooseDevice(args);
     options.contextSize = args.integer("ctx-size", 0);
     options.threads = int(args.integer("threads", 0));
+    try {
+        options.kvType = parseKvType(args.value("kv-type").value_or("f32"));
+    } catch (const Error& error) {
+        throw UsageError(std::string("--kv-type: ") + error.what());
+    }
+    options.window = args.integer("window", 0);
+    options.sinks = args.integer("sinks", options.window > 0 ? 4 : 0);
+    if (options.window < 0 || options.sinks < 0 || (options.window == 0 && options.sinks > 0))
+        throw UsageError("--sinks needs a --window, and neither may be negative");
     if (!attentionIsKernel)
         return options;
     try {
@@ -42,9 +51,11 @@ GeneratorOptions backendOptions(const Arguments& args, bool attentionIsKernel) {
 
 namespace {
 
-void requireMemoryForCpu(const ModelFiles& files, int64_t contextSize) {
-    const int64_t context = resolveContextSize(files.config, contextSize);
-    requireMemory(estimateMemory(files.config, files.weightBytes(), context),
+void requireMemoryForCpu(const ModelFiles& files, const GeneratorOptions& options) {
+    const int64_t context = options.window > 0
+                                ? options.window + options.sinks
+                                : resolveContextSize(files.config, options.contextSize);
+    requireMemory(estimateMemory(files.config, files.weightBytes(), context, 512, options.kvType),
                   availableMemoryBytes(), files.path);
 }
 
@@ -53,7 +64,7 @@ void requireMemoryForCpu(const ModelFiles& files, int64_t contextSize) {
 Model openModel(const std::string& path, const GeneratorOptions& options) {
     ModelFiles files = openModelFiles(path);
     if (!options.device.isCuda())
-        requireMemoryForCpu(files, options.contextSize);
+        requireMemoryForCpu(files, options);
     return Model(std::move(files), !options.device.isCuda());
 }
 
@@ -67,7 +78,7 @@ std::unique_ptr<ForwardBackend> makeBackend(Model& model, const GeneratorOptions
             std::fprintf(stderr, "inferlens-cli: %s; running on the CPU instead\n", error.what());
         }
     }
-    requireMemoryForCpu(model.files(), options.contextSize);
+    requireMemoryForCpu(model.files(), options);
     model.placeForCpu();
     GeneratorOptions cpu = options;
     cpu.device = {};

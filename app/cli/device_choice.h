@@ -15,8 +15,9 @@ namespace inferlens::cli {
 ComputeDevice chooseDevice(const Arguments& args);
 
 // The backend a command asks for: --device, --ctx-size (0: the model's), --threads (0: one per
-// hardware thread) and, when `attentionIsKernel`, --attention fused|reference (the CPU's
-// attention kernel; default fused).
+// hardware thread), --kv-type f32|f16|int8, --window W [--sinks S] (a sliding cache; S defaults
+// to 4) and, when `attentionIsKernel`, --attention fused|reference (the CPU's attention kernel;
+// default fused).
 GeneratorOptions backendOptions(const Arguments& args, bool attentionIsKernel = true);
 
 // The model at `path` for options.device and options.contextSize: on the CPU, refused (Error with

@@ -30,6 +30,9 @@ std::set<std::string> generationValueOptions() {
             "presence-penalty",
             "max-tokens",
             "ctx-size",
+            "kv-type",
+            "window",
+            "sinks",
             "logit-bias",
             "ban",
             "min-tokens",
@@ -70,7 +73,7 @@ std::set<std::string> generationFlags() {
 }
 
 void requirePromptFits(std::span<const int32_t> ids, const Generator& generator) {
-    if (int64_t(ids.size()) < generator.contextSize())
+    if (generator.slidingWindow() > 0 || int64_t(ids.size()) < generator.contextSize())
         return;
     throw Error("the prompt is " + std::to_string(ids.size()) +
                 " tokens long and the context holds " + std::to_string(generator.contextSize()) +

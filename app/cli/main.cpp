@@ -43,7 +43,7 @@ commands:
            {"text": ...} document a line, any other file is one document. Each document is
            scored as training saw it: prefix tokens, the text, the end-of-sequence token.
   logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N] [--threads N]
-           [--device D] [--attention fused|reference]
+           [--device D] [--attention fused|reference] [--kv-type T] [--window W [--sinks S]]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
   synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
            [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
@@ -62,7 +62,8 @@ commands:
 
   bench    [--model PATH | --synth chatglm2-6b|tinyllama-1.1b [--dtype f16|bf16|q8_0|q4_0]]
            [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--device D]
-           [--attention fused|reference] [--capture-attention] [--json]
+           [--attention fused|reference] [--kv-type T] [--window W [--sinks S]]
+           [--capture-attention] [--json]
            Measure prefill and decode tokens/s, time to first token and peak memory. --synth
            runs random weights of a known shape generated on the GPU (needs --device cuda).
 
@@ -78,6 +79,10 @@ RUN:      --max-tokens N --ctx-size N --threads N (0: all cores) --device cpu|cu
           --attention fused|reference (the CPU's attention kernel: fused is tiled with an
           online softmax and never stores the probabilities, reference computes every one;
           not on trace, whose --attention picks the heads to record)
+          --kv-type f32|f16|int8 (how the CPU's KV cache stores keys and values: f16 halves
+          its memory, int8 quarters it, with a scale per head and token)
+          --window W [--sinks S] (a sliding KV cache on the CPU: keep the first S tokens,
+          default 4, and the last W; generation runs on past the context, in bounded memory)
           --stop TEXT (end the generation where TEXT appears; it is not printed)
 
 exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.

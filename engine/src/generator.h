@@ -92,9 +92,9 @@ class Generator {
     int64_t tokenCount() const { return int64_t(history_.size()); }
     int64_t cachedTokens() const { return backend_->cachedTokens(); }
     // A sliding cache never fills up.
-    bool contextFull() const {
-        return backend_->slidingWindow() == 0 && tokenCount() >= contextSize();
-    }
+    bool contextFull() const { return slidingWindow() == 0 && tokenCount() >= contextSize(); }
+    int64_t slidingWindow() const { return backend_->slidingWindow(); }  // ForwardBackend's
+    KvCacheStats cacheStats() const { return backend_->cacheStats(); }
     const std::vector<int32_t>& history() const { return history_; }
 
     // One step of the outer loop: runs `tokens` at the next positions and writes the logits of the

@@ -11,12 +11,13 @@
 namespace inferlens {
 
 MemoryEstimate estimateMemory(const ModelConfig& c, int64_t weightBytes, int64_t contextSize,
-                              int64_t promptTokens) {
+                              int64_t promptTokens, KvType kvType) {
     MemoryEstimate estimate;
     estimate.weightBytes = weightBytes;
     estimate.contextSize = contextSize;
-    // Keys and values, f32, for every layer and position (kv_cache.h).
-    estimate.kvCacheBytes = 2 * c.layerCount * contextSize * c.kvHeadCount * c.headDim * 4;
+    // Keys and values for every layer and position (kv_cache.h).
+    estimate.kvCacheBytes =
+        2 * c.layerCount * contextSize * kvRowBytes(kvType, c.kvHeadCount, c.headDim);
     // The residual streams of a prompt, one token's scratch vectors and one row of logits: small
     // next to the weights, but counted so that a tiny model's estimate is not just its file size.
     const int64_t tokens = std::clamp<int64_t>(promptTokens, 1, contextSize);

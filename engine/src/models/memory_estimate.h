@@ -7,21 +7,23 @@
 #include <functional>
 #include <optional>
 
+#include "backend/cpu/kv_rows.h"
 #include "models/model_files.h"
 
 namespace inferlens {
 
 struct MemoryEstimate {
     int64_t weightBytes = 0;   // every tensor, as stored (the files are mapped, not converted)
-    int64_t kvCacheBytes = 0;  // the f32 KV cache at full context
+    int64_t kvCacheBytes = 0;  // the KV cache at full context
     int64_t workBytes = 0;     // activations and logits of one step
     int64_t contextSize = 0;
     int64_t total() const { return weightBytes + kvCacheBytes + workBytes; }
 };
 
-// For `contextSize` tokens (resolveContextSize's value) and prompts of up to `promptTokens`.
+// For `contextSize` tokens (resolveContextSize's value) in a `kvType` cache and prompts of up to
+// `promptTokens`.
 MemoryEstimate estimateMemory(const ModelConfig& config, int64_t weightBytes, int64_t contextSize,
-                              int64_t promptTokens = 512);
+                              int64_t promptTokens = 512, KvType kvType = KvType::F32);
 
 // Memory the system can give without swapping (Linux: MemAvailable of /proc/meminfo); nullopt
 // where unknown.
