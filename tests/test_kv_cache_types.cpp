@@ -3,7 +3,9 @@
 // coarsens no other head); the fused kernel reading encoded rows gives exactly what it gives for
 // the same numbers stored as f32 (so its block decoding is right); the statistics count the bytes
 // each type takes and saves; and a model's logits with an f16 or int8 cache stay within the
-// tolerances the README states of the f32 cache's, for both architectures and both kernels.
+// tolerances the README states of the f32 cache's, for both architectures and both kernels. The
+// sampling panel's comparison: KL divergence against a hand-written softmax, and a shadow run with
+// an exact cache that gives the same figure as an f32 run of the same tokens.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -15,6 +17,7 @@
 #include "backend/cpu/kv_rows.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/error.h"
+#include "evaluation/cache_divergence.h"
 #include "generator.h"
 #include "kv_cache.h"
 #include "support/test_models.h"
@@ -208,6 +211,55 @@ class TestKvCacheTypes : public QObject {
         QVERIFY(f16Error < 2e-3);
         QVERIFY(int8Error < 3e-2);
         QVERIFY(int8Error > f16Error);
+    }
+
+    void klDivergenceOfTwoDistributions() {
+        const std::vector<float> p{0.0f, 1.0f, 2.0f, -1.0f}, q{0.5f, 0.5f, 2.0f, -3.0f};
+        const auto softmax = [](const std::vector<float>& logits) {
+            std::vector<double> out;
+            double total = 0;
+            for (const float l : logits)
+                total += std::exp(double(l));
+            for (const float l : logits)
+                out.push_back(std::exp(double(l)) / total);
+            return out;
+        };
+        const std::vector<double> pp = softmax(p), qq = softmax(q);
+        double expected = 0;
+        for (size_t i = 0; i < pp.size(); ++i)
+            expected += pp[i] * std::log(pp[i] / qq[i]);
+        QVERIFY(std::fabs(klDivergence(p, q) - expected) < 1e-12);
+        QCOMPARE(klDivergence(p, p), 0.0);
+        QVERIFY_THROWS_EXCEPTION(Error, klDivergence(p, std::vector<float>(3)));
+    }
+
+    void shadowRunComparesWithAnExactCache() {
+        QTemporaryDir dir;
+        const Model model = Model::open(test::writeSynthetic(dir, "m.gguf", {}));
+        const auto vocab = size_t(model.config().vocabSize);
+        const std::vector<int32_t> ids = test::testIds(30, model.config().vocabSize);
+        GeneratorOptions int8;
+        int8.kvType = KvType::Int8;
+        Generator lossy(model, int8);
+        std::vector<float> lossyLogits(vocab), exactLogits(vocab);
+        lossy.step(std::span(ids).first(20), lossyLogits);
+        for (size_t i = 20; i < ids.size(); ++i)
+            lossy.step(std::span(ids).subspan(i, 1), lossyLogits);
+        Generator exact(model, GeneratorOptions{});
+        exact.step(ids, exactLogits);
+
+        const auto comparison =
+            compareWithExactCache(model, ids, lossyLogits, AttentionKernel::Fused, 1);
+        QVERIFY(comparison.has_value());
+        QVERIFY(comparison->klDivergence > 0);
+        QCOMPARE(comparison->klDivergence, klDivergence(exactLogits, lossyLogits));
+        QCOMPARE(comparison->exactTop, argmax(exactLogits));
+        QCOMPARE(comparison->testTop, argmax(lossyLogits));
+        QVERIFY(comparison->largestDifference > 0 && comparison->largestDifference < 0.05);
+        // With the exact cache's own logits there is nothing to lose.
+        QCOMPARE(
+            compareWithExactCache(model, ids, exactLogits, AttentionKernel::Fused, 1)->klDivergence,
+            0.0);
     }
 };
 

@@ -15,6 +15,7 @@ namespace {
 KvCachePoint glmPoint(qint64 tokens) {
     KvCachePoint p;
     p.tokens = tokens;
+    p.position = tokens;
     p.bytesUsed = tokens * 28 * 1024;
     p.bytesAllocated = ((tokens + 255) / 256) * 256 * 28 * 1024;
     p.bytesFullMultiHead = p.bytesUsed * 16;

@@ -56,10 +56,13 @@ void AttentionHeatmapWidget::colourRow(int cellRow) {
     auto* line = reinterpret_cast<QRgb*>(image_.scanLine(cellRow - store_.firstCellRow()));
     const QRgb masked = maskedColour().rgb();
     const QRgb zero = rgbFor(0);
+    const QRgb evicted = evictedColour().rgb();
     for (int column = 0; column < store_.cellColumns(); ++column) {
         const float value = store_.cell(cellRow, column);
         if (AttentionStore::masked(cellRow, column))
             line[column] = masked;
+        else if (value == AttentionMatrix::kEvicted)
+            line[column] = evicted;
         else
             line[column] = std::isnan(value) ? zero : rgbFor(value);
     }
@@ -241,6 +244,13 @@ QString AttentionHeatmapWidget::toolTipAt(QPoint point) const {
     }
     if (masked) {
         return tr("%1 (%2) → %3 (%4): masked (a future token)")
+            .arg(labelFor(query))
+            .arg(query)
+            .arg(labelFor(key))
+            .arg(key);
+    }
+    if (weight(query, key) == AttentionMatrix::kEvicted) {
+        return tr("%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended")
             .arg(labelFor(query))
             .arg(query)
             .arg(labelFor(key))

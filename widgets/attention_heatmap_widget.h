@@ -52,6 +52,8 @@ class AttentionHeatmapWidget : public QWidget {
     QColor colourFor(float weight) const { return QColor::fromRgb(rgbFor(weight)); }
     // Cells of future keys (key > query), which the causal mask hides.
     static QColor maskedColour() { return QColor(0x9A, 0x9A, 0x9A); }
+    // Cells of keys a sliding KV cache had evicted (AttentionMatrix::kEvicted).
+    static QColor evictedColour() { return QColor(0xC8, 0x8C, 0x8C); }
 
     // Most bytes the weights and their image may take (AttentionStore); a smaller budget pools
     // what is shown further at once.

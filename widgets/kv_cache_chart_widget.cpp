@@ -107,11 +107,12 @@ void KvCacheChartWidget::requestReplot() {
 }
 
 void KvCacheChartWidget::appendPoint(const KvCachePoint& point) {
-    if (!points_.empty() && point.tokens < points_.back().tokens) {
+    if (!points_.empty() && point.position < points_.back().position) {
         clear();
     }
     points_.push_back(point);
-    const double tokens = double(point.tokens);
+    // Against the tokens run, so that a sliding cache shows as a flat line.
+    const double tokens = double(point.position);
     held_->addData(tokens, double(point.bytesUsed));
     allocated_->addData(tokens, double(point.bytesAllocated));
     fullMultiHead_->addData(tokens, double(point.bytesFullMultiHead));
@@ -194,7 +195,7 @@ void KvCacheChartWidget::rebuildPerLayerGraphs() {
         graph->setPen(QPen(QColor(0x2F, 0x6F, 0xB5, 70), 1));
         for (const KvCachePoint& point : points_) {
             if (point.bytesPerLayer.size() == layers) {
-                graph->addData(double(point.tokens), double(point.bytesPerLayer[layer]));
+                graph->addData(double(point.position), double(point.bytesPerLayer[layer]));
             }
         }
         perLayer_.push_back(graph);
@@ -204,7 +205,7 @@ void KvCacheChartWidget::rebuildPerLayerGraphs() {
 void KvCacheChartWidget::updateRanges() {
     double tokens = 0, bytes = 0;
     for (const KvCachePoint& p : points_) {
-        tokens = std::max(tokens, double(p.tokens));
+        tokens = std::max(tokens, double(p.position));
         bytes =
             std::max({bytes, double(p.bytesUsed), double(p.bytesAllocated),
                       double(p.bytesFullMultiHead), double(p.bytesAllocated + p.bytesOtherBeams)});
@@ -240,6 +241,18 @@ QString KvCacheChartWidget::summaryText() const {
         << tr("held %1, allocated %2").arg(formatBytes(p.bytesUsed), formatBytes(p.bytesAllocated));
     if (p.tokens > 0) {
         lines << tr("%1 per token").arg(formatBytes(p.bytesUsed / p.tokens));
+    }
+    if (p.slides) {
+        lines << tr("sliding window: %1 sink tokens and the last %2; %3 evicted so far")
+                     .arg(p.sinks)
+                     .arg(p.tokens - p.sinks)
+                     .arg(p.evicted);
+    }
+    if (p.bytesAsF32 > p.bytesUsed) {
+        lines << tr("stored as %1: %2 saved against f32 (%3%)")
+                     .arg(p.type, formatBytes(p.bytesAsF32 - p.bytesUsed))
+                     .arg(100.0 * double(p.bytesAsF32 - p.bytesUsed) / double(p.bytesAsF32), 0, 'f',
+                          0);
     }
     if (p.bytesFullMultiHead > 0 && p.bytesUsed > 0) {
         lines << tr("a full multi-head cache would hold %1 (%2×)")

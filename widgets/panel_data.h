@@ -30,7 +30,12 @@ struct AttentionMatrix {
     int firstQuery = 0;
     int queryCount = 0;
     int keyCount = 0;
-    std::vector<float> weights;  // row-major [queryCount, keyCount]
+    // Row-major [queryCount, keyCount]; kEvicted for the keys a sliding KV cache had evicted
+    // (evictedFirst .. evictedFirst + evictedCount − 1), which nothing attended to.
+    std::vector<float> weights;
+    static constexpr float kEvicted = -1.0f;
+    int evictedFirst = 0;
+    int evictedCount = 0;
 
     float at(int row, int key) const {
         return weights[size_t(row) * size_t(keyCount) + size_t(key)];
@@ -74,7 +79,9 @@ struct SamplingStep {
 
 // The KV cache after a step. The context limit (tokens) is set on the chart separately.
 struct KvCachePoint {
-    qint64 tokens = 0;
+    qint64 tokens = 0;  // held
+    // Tokens run so far: those held plus those a sliding window evicted (the chart's x).
+    qint64 position = 0;
     qint64 bytesUsed = 0;
     qint64 bytesAllocated = 0;
     qint64 bytesFullMultiHead = 0;      // what the same tokens would take without GQA/MQA sharing
@@ -83,6 +90,11 @@ struct KvCachePoint {
     // beams there are; 0 and 1 otherwise.
     qint64 bytesOtherBeams = 0;
     int beams = 1;
+    QString type = QStringLiteral("f32");  // how keys and values are stored: f32, f16, int8
+    qint64 bytesAsF32 = 0;                 // the same tokens stored as f32
+    bool slides = false;                   // a sliding window with `sinks` kept tokens
+    qint64 sinks = 0;
+    qint64 evicted = 0;
 };
 
 // Time of one step of the outer loop, split over the inner loop's layers.

@@ -10,11 +10,10 @@
 namespace inferlens::cli {
 
 int runLogits(const Words& words) {
-    const Arguments args(
-        words,
-        {"model", "ids", "out", "ctx-size", "threads", "device", "attention", "kv-type", "window",
-         "sinks"},
-        {"no-cache"});
+    const Arguments args(words,
+                         {"model", "ids", "out", "ctx-size", "threads", "device", "attention",
+                          "kv-type", "window", "sinks"},
+                         {"no-cache"});
     const std::vector<int32_t> ids = args.integerList("ids");
     const std::string out = args.required("out");
     GeneratorOptions options = backendOptions(args);

@@ -109,16 +109,27 @@ widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event) {
     matrix.queryCount = int(event.queryCount);
     matrix.keyCount = int(event.keyCount);
     matrix.weights.assign(event.weights.begin(), event.weights.end());
+    matrix.evictedFirst = int(event.sinkTokens);
+    matrix.evictedCount = int(event.evictedTokens);
+    for (int row = 0; row < matrix.queryCount; ++row)
+        std::fill_n(matrix.weights.begin() + ptrdiff_t(row) * matrix.keyCount + matrix.evictedFirst,
+                    matrix.evictedCount, widgets::AttentionMatrix::kEvicted);
     return matrix;
 }
 
 widgets::KvCachePoint kvCachePoint(const KvCacheStats& stats) {
     widgets::KvCachePoint point;
     point.tokens = stats.tokens;
+    point.position = stats.tokens + stats.evictedTokens;
     point.bytesUsed = stats.bytesUsed;
     point.bytesAllocated = stats.bytesAllocated;
     point.bytesFullMultiHead = stats.bytesUsedFullMultiHead;
     point.bytesPerLayer.assign(stats.bytesUsedPerLayer.begin(), stats.bytesUsedPerLayer.end());
+    point.type = QString::fromLatin1(kvTypeName(stats.type));
+    point.bytesAsF32 = stats.bytesUsedAsF32;
+    point.slides = stats.slides;
+    point.sinks = stats.sinkTokens;
+    point.evicted = stats.evictedTokens;
     return point;
 }
 
