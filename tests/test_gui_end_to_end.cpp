@@ -8,7 +8,12 @@
 // model; forcing a sampling candidate branches the generation from the new prefix; the headless
 // switches run a whole session (or a trace) and write a screenshot.
 
+#include <QCheckBox>
+#include <QDialog>
 #include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QMenu>
 #include <QProcess>
 #include <QScopeGuard>
@@ -29,6 +34,7 @@
 #include "chat_view.h"
 #include "core/error.h"
 #include "double_loop_grid_widget.h"
+#include "kv_cache_chart_widget.h"
 #include "language.h"
 #include "main_window.h"
 #include "sampling_chart_widget.h"
@@ -202,6 +208,75 @@ class TestGuiEndToEnd : public QObject {
         QCOMPARE(full.firstStepTokens, int(full.promptTokens));
         QCOMPARE(kept.promptTokens, full.promptTokens);
         QCOMPARE(kept.secondAnswer, full.secondAnswer);
+    }
+
+    void theKvCacheLayoutIsChosenInTheDeviceMenuAndShownInThePanels() {
+        QFile::remove(ConversationStore().path());
+        const auto restore = qScopeGuard([] {
+            QSettings settings;
+            for (const char* key : {"engine/kvType", "engine/window", "engine/sinks"})
+                settings.remove(key);
+        });
+        MainWindow window(test::bundledWindow(48));
+        QVERIFY(test::waitForModel(window));
+        auto* f32 = window.findChild<QAction*>(QStringLiteral("kvTypef32Action"));
+        auto* int8 = window.findChild<QAction*>(QStringLiteral("kvTypeint8Action"));
+        auto* slide = window.findChild<QAction*>(QStringLiteral("slidingWindowAction"));
+        QVERIFY(f32 != nullptr && int8 != nullptr && slide != nullptr);
+        QVERIFY(f32->isChecked());
+        int8->trigger();
+        QCOMPARE(window.worker()->kvCacheLayout().type, KvType::Int8);
+        QCOMPARE(QSettings().value("engine/kvType").toString(), QStringLiteral("int8"));
+        slide->trigger();
+        auto* dialog = window.findChild<QDialog*>(QStringLiteral("slidingWindowDialog"));
+        QVERIFY(dialog != nullptr);
+        dialog->findChild<QCheckBox*>(QStringLiteral("slidesBox"))->setChecked(true);
+        dialog->findChild<QSpinBox*>(QStringLiteral("windowBox"))->setValue(16);
+        dialog->findChild<QSpinBox*>(QStringLiteral("sinksBox"))->setValue(2);
+        dialog->accept();
+        QCOMPARE(window.worker()->kvCacheLayout().window, qint64(16));
+        QCOMPARE(window.worker()->kvCacheLayout().sinks, qint64(2));
+        QVERIFY(slide->text().contains(QStringLiteral("16")));
+
+        QSignalSpy kv(window.worker(), &EngineWorker::kvCache);
+        QSignalSpy attention(window.worker(), &EngineWorker::attention);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        QSignalSpy compared(window.worker(), &EngineWorker::cacheCompared);
+        window.samplingControls()->setTemperature(0);
+        window.chat()->send(QStringLiteral("Tell me a fortune."));
+        QVERIFY(finished.wait(60000));
+        QVERIFY(finished.at(0).at(2).toBool());
+        // The cache stayed at its 18 tokens while the sequence ran past them.
+        const auto last = kv.at(kv.count() - 1).at(0).value<widgets::KvCachePoint>();
+        QVERIFY(last.slides);
+        QCOMPARE(last.type, QStringLiteral("int8"));
+        QCOMPARE(last.tokens, qint64(18));
+        QVERIFY(last.evicted > 0);
+        QCOMPARE(last.position, last.tokens + last.evicted);
+        QVERIFY(last.bytesAsF32 > 3 * last.bytesUsed);
+        const QString summary =
+            window.findChild<widgets::KvCacheChartWidget*>()->summaryText();
+        QVERIFY2(summary.contains(QStringLiteral("evicted")) &&
+                     summary.contains(QStringLiteral("int8")),
+                 qPrintable(summary));
+        // The attention panel's last row: the evicted keys are marked, the sinks attended.
+        const auto matrix =
+            attention.at(attention.count() - 1).at(0).value<widgets::AttentionMatrix>();
+        QCOMPARE(matrix.evictedFirst, 2);
+        QCOMPARE(matrix.evictedCount, int(last.evicted));  // evicted as the last step began
+        QCOMPARE(matrix.at(matrix.queryCount - 1, 2), widgets::AttentionMatrix::kEvicted);
+        QVERIFY(matrix.at(matrix.queryCount - 1, 0) >= 0);
+
+        // The sampling panel's comparison with an exact cache.
+        window.findChild<QPushButton*>(QStringLiteral("compareCacheButton"))->click();
+        QVERIFY(compared.wait(60000));
+        const auto comparison = compared.at(0).at(0).value<CacheComparisonSummary>();
+        QVERIFY2(comparison.error.isEmpty(), qPrintable(comparison.error));
+        QVERIFY(comparison.klDivergence > 0);
+        QVERIFY(comparison.cache.contains(QStringLiteral("int8")));
+        QVERIFY(window.findChild<QLabel*>(QStringLiteral("cacheComparisonLabel"))
+                    ->text()
+                    .contains(QStringLiteral("KL")));
     }
 
     void stopEndsAGenerationMidway() {

@@ -130,9 +130,7 @@ void KvCacheChartWidget::appendPoint(const KvCachePoint& point) {
             }
         }
     }
-    updateRanges();
-    updateSummary();
-    requestReplot();
+    updateLimitLine();
 }
 
 void KvCacheChartWidget::clear() {
@@ -143,14 +141,17 @@ void KvCacheChartWidget::clear() {
     allBeams_->setVisible(false);
     allBeams_->removeFromLegend();
     rebuildPerLayerGraphs();
-    updateRanges();
-    updateSummary();
-    requestReplot();
+    updateLimitLine();
 }
 
 void KvCacheChartWidget::setContextLimit(qint64 tokens) {
     contextLimit_ = std::max<qint64>(tokens, 0);
-    const bool shown = contextLimit_ > 0;
+    updateLimitLine();
+}
+
+void KvCacheChartWidget::updateLimitLine() {
+    // A sliding cache has no wall to run into.
+    const bool shown = contextLimit_ > 0 && !sliding();
     limitLine_->setVisible(shown);
     limitText_->setVisible(shown);
     if (shown) {
@@ -212,7 +213,8 @@ void KvCacheChartWidget::updateRanges() {
     }
     double right = std::max(tokens * 1.1, 16.0);
     // Once the cache is half full the wall it is heading for comes into view.
-    if (contextLimit_ > 0 && (showWholeContext_ || 2 * tokens >= double(contextLimit_))) {
+    if (contextLimit_ > 0 && !sliding() &&
+        (showWholeContext_ || 2 * tokens >= double(contextLimit_))) {
         right = std::max(right, double(contextLimit_) * 1.05);
     }
     xAxis->setRange(0, right);
@@ -229,7 +231,7 @@ QString KvCacheChartWidget::summaryText() const {
     }
     const KvCachePoint& p = points_.back();
     QStringList lines;
-    if (contextLimit_ > 0) {
+    if (contextLimit_ > 0 && !p.slides) {
         lines << tr("%1 of %2 tokens (%3%)")
                      .arg(p.tokens)
                      .arg(contextLimit_)

@@ -2,8 +2,9 @@
 // The KV cache panel: bytes held against tokens, with the capacity allocated so far, what a full
 // multi-head cache would need for the same tokens (the GQA/MQA saving), during a beam search what
 // all the beams' caches take together, optionally one line per layer, and a vertical line at the
-// context limit. The current figures are written on the chart in
-// binary units. A QCustomPlot itself, so that export gets vector output.
+// context limit (none for a sliding cache, which stays flat against the tokens run). The current
+// figures, with what an f16 or int8 cache saves and what a window evicted, are written on the
+// chart in binary units. A QCustomPlot itself, so that export gets vector output.
 
 #include <optional>
 #include <vector>
@@ -46,6 +47,9 @@ class KvCacheChartWidget : public QCustomPlot {
 
   private:
     void rebuildPerLayerGraphs();
+    // Shows the context limit's line unless the cache slides, then updates ranges and summary.
+    void updateLimitLine();
+    bool sliding() const { return !points_.empty() && points_.back().slides; }
     void updateRanges();
     void updateSummary();
     void requestReplot();

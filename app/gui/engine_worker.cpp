@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "decoding/beam_search.h"
+#include "evaluation/cache_divergence.h"
 #include "generator.h"
 #include "models/memory_estimate.h"
 #include "models/model.h"
@@ -206,6 +207,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         }
         auto model = std::make_unique<Model>(std::move(files), !options.device.isCuda());
         options.contextSize = context;
+        const KvCacheLayout layout = kvCacheLayout();
         QString deviceNote;
         std::shared_ptr<ForwardBackend> backend;
         if (options.device.isCuda()) {
@@ -217,8 +219,12 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
                 model->placeForCpu();
             }
         }
+        GeneratorOptions cpuOptions = options;
+        cpuOptions.kvType = layout.type;
+        cpuOptions.window = layout.window;
+        cpuOptions.sinks = layout.sinks;
         if (!backend)
-            backend = makeForwardBackend(*model, options);
+            backend = makeForwardBackend(*model, cpuOptions);
         auto tokenizer = std::make_shared<Tokenizer>(model->files());
         const ChatTemplateKind chatKind = chooseChatTemplate(model->files(), "").kind;
         auto chat = std::make_unique<ChatTemplate>(chatKind, *tokenizer);
@@ -244,6 +250,8 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         lastRun_ = {};
         chat_ = std::move(chat);
         backend_ = std::move(backend);  // the old backend refers to the old model: it goes first
+        backendOptions_ = options;
+        backendLayout_ = layout;
         cachedIds_.clear();
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
@@ -274,7 +282,10 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
         for (const ChatTurn& turn : conversation)
             messages.push_back(
                 {turn.user ? ChatRole::User : ChatRole::Assistant, turn.text.toStdString()});
-        const int64_t context = backend_->contextSize();
+        applyKvCacheLayout();
+        // A sliding cache takes any length (in window-sized steps) up to the model's context.
+        const int64_t context = backend_->slidingWindow() > 0 ? model_->config().contextLength
+                                                              : backend_->contextSize();
         const FittedPrompt fitted =
             renderToFit(*chat_, messages, context, std::min<int64_t>(maxNewTokens, context / 2));
         if (fitted.droppedRounds > 0)
@@ -309,7 +320,65 @@ void EngineWorker::branch(int samplingStep, int forcedId, int maxNewTokens) {
     }
 }
 
+void EngineWorker::setKvCacheLayout(KvCacheLayout layout) {
+    const std::lock_guard lock(layoutMutex_);
+    layout_ = layout;
+}
+
+KvCacheLayout EngineWorker::kvCacheLayout() const {
+    const std::lock_guard lock(layoutMutex_);
+    return layout_;
+}
+
+void EngineWorker::applyKvCacheLayout() {
+    const KvCacheLayout wanted = kvCacheLayout();
+    if (wanted == backendLayout_)
+        return;
+    backendLayout_ = wanted;
+    if (backendOptions_.device.isCuda()) {
+        if (!(wanted == KvCacheLayout{}))
+            emit notice(
+                tr("The GPU keeps an f32 KV cache without a sliding window: int8 and f16 "
+                   "caches and windows apply when the model runs on the CPU."));
+        return;
+    }
+    GeneratorOptions options = backendOptions_;
+    options.kvType = wanted.type;
+    options.window = wanted.window;
+    options.sinks = wanted.sinks;
+    cachedIds_.clear();
+    backend_ = makeForwardBackend(*model_, options);
+}
+
+void EngineWorker::compareWithExactCache() {
+    CacheComparisonSummary summary;
+    try {
+        const std::shared_ptr<const RetainedStep> step = retainedStep();
+        if (!model_ || !step)
+            throw Error(tr("there is no sampled step to compare yet").toStdString());
+        summary.step = step->step;
+        summary.cache = QString::fromLatin1(kvTypeName(backendLayout_.type));
+        if (backendLayout_.window > 0)
+            summary.cache +=
+                tr(", window %1 + %2 sinks").arg(backendLayout_.window).arg(backendLayout_.sinks);
+        control_.clearCancel();
+        const auto comparison = inferlens::compareWithExactCache(
+            *model_, step->history, step->logits, attentionKernel_.load(), backend_->threadCount(),
+            &control_);
+        if (!comparison)
+            throw Error(tr("the comparison was cancelled").toStdString());
+        summary.klDivergence = comparison->klDivergence;
+        summary.largestDifference = comparison->largestDifference;
+        summary.exactTop = QString::fromStdString(tokenizer_->piece(comparison->exactTop));
+        summary.testTop = QString::fromStdString(tokenizer_->piece(comparison->testTop));
+    } catch (const std::exception& error) {
+        summary.error = exceptionMessage(error);
+    }
+    emit cacheCompared(summary);
+}
+
 void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens) {
+    applyKvCacheLayout();
     BeamChoice beams;
     {
         const std::lock_guard lock(samplingMutex_);
@@ -611,6 +680,7 @@ void registerEngineMetaTypes() {
     qRegisterMetaType<ChatTurn>();
     qRegisterMetaType<QList<ChatTurn>>();
     qRegisterMetaType<BeamSearchSummary>();
+    qRegisterMetaType<CacheComparisonSummary>();
     qRegisterMetaType<std::vector<widgets::BeamTreeNode>>();
     qRegisterMetaType<std::vector<widgets::TokenChip>>();
     qRegisterMetaType<widgets::TokenChip>();

@@ -19,6 +19,7 @@
 
 #include "backend/cpu/fused_attention.h"
 #include "generation_control.h"
+#include "generator.h"
 #include "gui_probe.h"
 #include "models/model_config.h"
 #include "panel_data.h"
@@ -105,6 +106,25 @@ struct BeamSearchSummary {
     QList<Hypothesis> hypotheses;
 };
 
+// How the CPU's KV cache stores keys and values and whether it slides (kv_cache.h).
+struct KvCacheLayout {
+    KvType type = KvType::F32;
+    qint64 window = 0;  // 0: no sliding window
+    qint64 sinks = 0;
+    bool operator==(const KvCacheLayout&) const = default;
+};
+
+// The sampling panel's question "what does this cache cost the current step?" answered: the
+// step's distribution against a shadow run with an exact cache (evaluation/cache_divergence.h).
+struct CacheComparisonSummary {
+    int step = -1;
+    QString cache;  // "int8", "f16, window 4 + 256", …
+    double klDivergence = 0;
+    double largestDifference = 0;
+    QString exactTop, testTop;  // the most likely next token with each cache
+    QString error;              // empty: the figures above are valid
+};
+
 // One chat turn: user (true) or assistant.
 struct ChatTurn {
     bool user = true;
@@ -141,6 +161,10 @@ class EngineWorker : public QObject {
     // new) or prefills the whole conversation; from the next generation on.
     void setKeepCache(bool on) { keepCache_.store(on); }
     bool keepCache() const { return keepCache_.load(); }
+    // The CPU's KV cache layout, for the generations that start from now on (a change rebuilds
+    // the cache; a model on a GPU keeps its f32 cache and says so).
+    void setKvCacheLayout(KvCacheLayout layout);
+    KvCacheLayout kvCacheLayout() const;
 
   public slots:
     // contextSize 0: the model's own, at most 4,096 tokens. `device`: "cpu", "cuda" or "cuda:N";
@@ -159,6 +183,9 @@ class EngineWorker : public QObject {
     // Times one layer's attention with the fused and the reference kernel at 512, 2,048 and
     // 8,192 tokens, on the loaded model's layout (Stop cancels).
     void runAttentionKernelTiming();
+    // The last sampled step's distribution against a shadow run with an exact cache (Stop
+    // cancels); answered by cacheCompared.
+    void compareWithExactCache();
 
   signals:
     void loadPlanned(const inferlens::gui::LoadPlan& plan);
@@ -199,6 +226,7 @@ class EngineWorker : public QObject {
     // from the start to the first token's distribution (the prompt's prefill).
     void promptTimed(qint64 cachedTokens, qint64 promptTokens, double firstTokenMs);
     void generationFinished(const QString& answer, const QString& reason, bool ok);
+    void cacheCompared(const inferlens::gui::CacheComparisonSummary& summary);
 
   private:
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
@@ -210,6 +238,8 @@ class EngineWorker : public QObject {
     void rememberRun(const TokenizationInfo& sequence, size_t promptTokens,
                      std::vector<int32_t> history, std::span<const int32_t> generated);
     std::optional<SamplingParams> takePendingSampling();
+    // Rebuilds backend_ with the layout asked for, when it differs from the one it has.
+    void applyKvCacheLayout();
     void retain(std::shared_ptr<const RetainedStep> step);
 
     std::unique_ptr<Model> model_;
@@ -233,6 +263,10 @@ class EngineWorker : public QObject {
     std::atomic<bool> lensEnabled_{false};
     std::atomic<AttentionKernel> attentionKernel_{AttentionKernel::Fused};
     std::atomic<bool> keepCache_{true};
+    mutable std::mutex layoutMutex_;
+    KvCacheLayout layout_;             // asked for (UI thread)
+    KvCacheLayout backendLayout_;      // what backend_ was made with
+    GeneratorOptions backendOptions_;  // backend_'s device, context and threads
     // The tokens whose K/V backend_'s cache holds (the last generation's history), and the kernel
     // that computed them; empty when the cache holds nothing reusable.
     std::vector<int32_t> cachedIds_;
@@ -282,3 +316,4 @@ Q_DECLARE_METATYPE(inferlens::widgets::KvExperimentData)
 Q_DECLARE_METATYPE(std::vector<inferlens::AttentionKernelTiming>)
 Q_DECLARE_METATYPE(inferlens::gui::ChatTurn)
 Q_DECLARE_METATYPE(inferlens::gui::BeamSearchSummary)
+Q_DECLARE_METATYPE(inferlens::gui::CacheComparisonSummary)

@@ -1,4 +1,5 @@
 #include "main_window.h"
+
 #include "backend/devices.h"
 
 #include <QActionGroup>
@@ -34,11 +35,13 @@
 #include "attention_overview_widget.h"
 #include "beam_tree_panel.h"
 #include "branch_compare_widget.h"
+#include "cache_comparison_bar.h"
 #include "chat_view.h"
 #include "core/error.h"
 #include "display_text.h"
 #include "double_loop_grid_widget.h"
 #include "kv_cache_chart_widget.h"
+#include "kv_cache_menu.h"
 #include "kv_experiment_chart_widget.h"
 #include "language.h"
 #include "models/default_model.h"
@@ -278,6 +281,8 @@ void MainWindow::buildMenus() {
         QSettings().setValue("engine/keepCache", on);
         session_->worker()->setKeepCache(on);
     });
+    devices->addSeparator();
+    new KvCacheMenu(devices, session_->worker(), texts_, this);
     texts_.add([=, message = QString::fromStdString(cuda.message)] {
         devices->setTitle(tr("&Device"));
         keepCache->setText(tr("Keep the KV cache between turns (prefill only what is new)"));
@@ -490,8 +495,13 @@ void MainWindow::buildPanels() {
     attentionDock->raise();
 
     samplingChart_ = new widgets::SamplingChartWidget;
+    auto* samplingPanel = new QWidget;
+    auto* samplingLayout = new QVBoxLayout(samplingPanel);
+    samplingLayout->setContentsMargins(0, 0, 0, 0);
+    samplingLayout->addWidget(samplingChart_, 1);
+    samplingLayout->addWidget(new CacheComparisonBar(session_->worker()));
     QDockWidget* samplingDock =
-        addDock([] { return tr("Sampling"); }, QStringLiteral("samplingDock"), samplingChart_,
+        addDock([] { return tr("Sampling"); }, QStringLiteral("samplingDock"), samplingPanel,
                 Qt::RightDockWidgetArea);
     // Scrolled, so that the sliders and the processor fields never set the window's height.
     auto* parametersScroll = new QScrollArea;
