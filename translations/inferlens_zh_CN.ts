@@ -338,6 +338,29 @@
     </message>
 </context>
 <context>
+    <name>inferlens::gui::CacheComparisonBar</name>
+    <message>
+        <source>Running the sequence again with an exact f32 cache…</source>
+        <translation>正在用精确的 f32 缓存重新运行整个序列…</translation>
+    </message>
+    <message>
+        <source>No comparison: %1</source>
+        <translation>无法比较：%1</translation>
+    </message>
+    <message>
+        <source>Step %1, %2 cache against an exact one: KL divergence %3 nats, largest probability difference %4; most likely next token %5 (exact cache: %6)</source>
+        <translation>第 %1 步，%2 缓存与精确缓存相比：KL 散度 %3 奈特，最大概率差 %4；最可能的下一个词元 %5（精确缓存：%6）</translation>
+    </message>
+    <message>
+        <source>Compare with an exact cache</source>
+        <translation>与精确缓存比较</translation>
+    </message>
+    <message>
+        <source>Recomputes the current step with an f32 KV cache that keeps every token and shows how far this step's distribution is from it</source>
+        <translation>用保留全部词元的 f32 KV 缓存重新计算当前步，并显示本步分布与它相差多远</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::ChatView</name>
     <message>
         <source>Ask something — Ctrl+Enter sends</source>
@@ -429,6 +452,65 @@
     <message>
         <source>out of memory</source>
         <translation>内存不足</translation>
+    </message>
+    <message>
+        <source>The GPU keeps an f32 KV cache without a sliding window: int8 and f16 caches and windows apply when the model runs on the CPU.</source>
+        <translation>GPU 使用不带滑动窗口的 f32 KV 缓存：int8、f16 缓存和滑动窗口只在模型运行于 CPU 时生效。</translation>
+    </message>
+    <message>
+        <source>there is no sampled step to compare yet</source>
+        <translation>还没有可比较的采样步</translation>
+    </message>
+    <message>
+        <source>, window %1 + %2 sinks</source>
+        <translation>，窗口 %1 + %2 个汇聚词元</translation>
+    </message>
+    <message>
+        <source>the comparison was cancelled</source>
+        <translation>比较已取消</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::gui::KvCacheMenu</name>
+    <message>
+        <source>KV cache as f32 (exact)</source>
+        <translation>KV 缓存用 f32（精确）</translation>
+    </message>
+    <message>
+        <source>KV cache as f16 (half the memory)</source>
+        <translation>KV 缓存用 f16（内存减半）</translation>
+    </message>
+    <message>
+        <source>KV cache as int8 (a quarter, one scale per head and token)</source>
+        <translation>KV 缓存用 int8（四分之一，每个头每个词元一个缩放）</translation>
+    </message>
+    <message>
+        <source>Sliding KV cache window: %1 sink tokens + the last %2…</source>
+        <translation>滑动 KV 缓存窗口：%1 个汇聚词元 + 最近 %2 个…</translation>
+    </message>
+    <message>
+        <source>Sliding KV cache window: off…</source>
+        <translation>滑动 KV 缓存窗口：关闭…</translation>
+    </message>
+    <message>
+        <source>Sliding KV cache window</source>
+        <translation>滑动 KV 缓存窗口</translation>
+    </message>
+    <message>
+        <source>The cache keeps the first tokens (the attention sinks) and the most recent ones, and evicts the rest, so generation runs on past the context in constant memory. Keys keep the positions they were computed at. Runs on the CPU.</source>
+        <translation>缓存保留最前面的词元（注意力汇聚点）和最近的词元，其余的被逐出，因此生成可以在固定内存中越过上下文长度继续。键保持计算时的位置。在 CPU 上运行。</translation>
+    </message>
+    <message>
+        <source>Slide the KV cache</source>
+        <translation>滑动 KV 缓存</translation>
+    </message>
+    <message>
+        <source>Recent tokens kept</source>
+        <translation>保留的最近词元数</translation>
+    </message>
+    <message>
+        <source>Sink tokens kept</source>
+        <translation>保留的汇聚词元数</translation>
     </message>
 </context>
 <context>
@@ -1145,6 +1227,10 @@ Click to show this head in the heat map</source>
         <source> · %1 × %1 positions per cell (their maximum), to stay within the %2 memory budget</source>
         <translation> · 每个单元格 %1 × %1 个位置（取其最大值），以保持在 %2 的内存预算之内</translation>
     </message>
+    <message>
+        <source>%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended</source>
+        <translation>%1 (%2) → %3 (%4)：已被滑动 KV 缓存逐出，从未被关注</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::widgets::AttentionOverviewWidget</name>
@@ -1345,6 +1431,14 @@ whole step: %5</source>
     <message numerus="yes">
         <source>beam search: %1 caches, %2 more for the other %n beam(s)</source>
         <translation><numerusform>束搜索：%1 个缓存，其余 %n 个束多占 %2</numerusform></translation>
+    </message>
+    <message>
+        <source>sliding window: %1 sink tokens and the last %2; %3 evicted so far</source>
+        <translation>滑动窗口：%1 个汇聚词元和最近 %2 个；已逐出 %3 个</translation>
+    </message>
+    <message>
+        <source>stored as %1: %2 saved against f32 (%3%)</source>
+        <translation>以 %1 存储：比 f32 节省 %2（%3%）</translation>
     </message>
 </context>
 <context>

@@ -350,4 +350,30 @@ ZH_CN = {
     '%1 of %2 prompt tokens from the KV cache, first token after %3 ms':
         '提示的 %2 个词元中 %1 个来自 KV 缓存，首个词元用时 %3 毫秒',
     'Keep the KV cache between turns (prefill only what is new)': '在轮次之间保留 KV 缓存（只预填充新内容）',
+    'Running the sequence again with an exact f32 cache…': '正在用精确的 f32 缓存重新运行整个序列…',
+    'No comparison: %1': '无法比较：%1',
+    'Step %1, %2 cache against an exact one: KL divergence %3 nats, largest probability difference %4; most likely next token %5 (exact cache: %6)':
+        '第 %1 步，%2 缓存与精确缓存相比：KL 散度 %3 奈特，最大概率差 %4；最可能的下一个词元 %5（精确缓存：%6）',
+    'Compare with an exact cache': '与精确缓存比较',
+    "Recomputes the current step with an f32 KV cache that keeps every token and shows how far this step's distribution is from it":
+        '用保留全部词元的 f32 KV 缓存重新计算当前步，并显示本步分布与它相差多远',
+    'The GPU keeps an f32 KV cache without a sliding window: int8 and f16 caches and windows apply when the model runs on the CPU.':
+        'GPU 使用不带滑动窗口的 f32 KV 缓存：int8、f16 缓存和滑动窗口只在模型运行于 CPU 时生效。',
+    'there is no sampled step to compare yet': '还没有可比较的采样步',
+    ', window %1 + %2 sinks': '，窗口 %1 + %2 个汇聚词元',
+    'the comparison was cancelled': '比较已取消',
+    'KV cache as f32 (exact)': 'KV 缓存用 f32（精确）',
+    'KV cache as f16 (half the memory)': 'KV 缓存用 f16（内存减半）',
+    'KV cache as int8 (a quarter, one scale per head and token)': 'KV 缓存用 int8（四分之一，每个头每个词元一个缩放）',
+    'Sliding KV cache window: %1 sink tokens + the last %2…': '滑动 KV 缓存窗口：%1 个汇聚词元 + 最近 %2 个…',
+    'Sliding KV cache window: off…': '滑动 KV 缓存窗口：关闭…',
+    'Sliding KV cache window': '滑动 KV 缓存窗口',
+    'The cache keeps the first tokens (the attention sinks) and the most recent ones, and evicts the rest, so generation runs on past the context in constant memory. Keys keep the positions they were computed at. Runs on the CPU.':
+        '缓存保留最前面的词元（注意力汇聚点）和最近的词元，其余的被逐出，因此生成可以在固定内存中越过上下文长度继续。键保持计算时的位置。在 CPU 上运行。',
+    'Slide the KV cache': '滑动 KV 缓存',
+    'Recent tokens kept': '保留的最近词元数',
+    'Sink tokens kept': '保留的汇聚词元数',
+    '%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended': '%1 (%2) → %3 (%4)：已被滑动 KV 缓存逐出，从未被关注',
+    'sliding window: %1 sink tokens and the last %2; %3 evicted so far': '滑动窗口：%1 个汇聚词元和最近 %2 个；已逐出 %3 个',
+    'stored as %1: %2 saved against f32 (%3%)': '以 %1 存储：比 f32 节省 %2（%3%）',
 }
