@@ -68,6 +68,29 @@ class TestCli : public QObject {
         QVERIFY(test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected) <
                 1e-6);
 
+        // The KV cache's storage types, within their tolerances of the f32 cache.
+        for (const auto& [type, tolerance] : {std::pair{"f16", 2e-3}, std::pair{"int8", 3e-2}}) {
+            result = test::runCli({"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy,
+                                   "--kv-type", type});
+            QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+            const double error =
+                test::normalisedError(test::readNpyFloat32(npy.toStdString(), shape), expected);
+            QVERIFY2(error > 0 && error < tolerance, type);
+        }
+        // A window of 2 after 1 sink takes the ids two at a time: the first three positions see
+        // what a full cache holds, the last does not see position 1.
+        result = test::runCli({"logits", "--model", model, "--ids", "3,40,41,300", "--out", npy,
+                               "--window", "2", "--sinks", "1"});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        const auto windowed = test::readNpyFloat32(npy.toStdString(), shape);
+        QCOMPARE(shape, (std::vector<int64_t>{4, 350}));
+        QVERIFY(test::normalisedError(
+                    std::vector<float>(windowed.begin(), windowed.begin() + 3 * 350),
+                    std::vector<float>(expected.begin(), expected.begin() + 3 * 350)) < 1e-6);
+        QVERIFY(test::normalisedError(
+                    std::vector<float>(windowed.begin() + 3 * 350, windowed.end()),
+                    std::vector<float>(expected.begin() + 3 * 350, expected.end())) > 1e-4);
+
         const QString otherFormat = format == "gguf" ? "hf" : "gguf";
         const QString converted = dir.filePath("converted");
         result = test::runCli(

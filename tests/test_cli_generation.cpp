@@ -211,6 +211,41 @@ class TestCliGeneration : public QObject {
         QCOMPARE(reference.standardOutput, cached.standardOutput);
     }
 
+    void aSlidingWindowEqualsTheFullCacheUntilItSlidesAndThenRunsOn() {
+        const QStringList arguments{"generate",        "--model",       model_, "--prompt",
+                                    "hello the world", "--temperature", "0"};
+        const auto full = test::runCli(QStringList(arguments) << "--max-tokens"
+                                                              << "20");
+        const auto roomy = test::runCli(QStringList(arguments) << "--max-tokens"
+                                                               << "20"
+                                                               << "--window"
+                                                               << "200");
+        QCOMPARE(full.exitCode, 0);
+        QCOMPARE(roomy.standardOutput, full.standardOutput);
+        // 100 new tokens through a 24-token cache (4 sinks + 20).
+        const auto sliding = test::runCli(QStringList(arguments) << "--max-tokens"
+                                                                 << "100"
+                                                                 << "--min-tokens"
+                                                                 << "100"
+                                                                 << "--window"
+                                                                 << "20"
+                                                                 << "--kv-type"
+                                                                 << "int8"
+                                                                 << "--json");
+        QVERIFY2(sliding.exitCode == 0, qPrintable(sliding.standardError));
+        const auto steps = jsonLines(sliding.standardOutput);
+        QCOMPARE(steps.size(), size_t(100 + 1));
+        QCOMPARE(steps.back()["reason"].toString(), QString("max_tokens"));
+        const auto bench =
+            test::runCli({"bench", "--model", model_, "--prompt-tokens", "50", "--gen-tokens", "30",
+                          "--window", "16", "--sinks", "2", "--kv-type", "f16", "--json"});
+        QVERIFY2(bench.exitCode == 0, qPrintable(bench.standardError));
+        const auto figures = jsonLines(bench.standardOutput).at(0);
+        QCOMPARE(figures["kv_type"].toString(), QString("f16"));
+        QCOMPARE(figures["window"].toInt(), 16);
+        QCOMPARE(figures["kv_cache_tokens"].toInt(), 18);
+    }
+
     void chatAnswersEveryLine() {
         const auto result = chat({"--system", "be brief"}, "hello\nthe world\n");
         QCOMPARE(result.exitCode, 0);
@@ -355,6 +390,12 @@ class TestCliGeneration : public QObject {
         QTest::newRow("bad attention kernel")
             << QStringList{"generate", "--prompt", "a", "--attention", "flash"} << 2
             << "--attention: unknown attention kernel 'flash'";
+        QTest::newRow("bad KV cache type")
+            << QStringList{"generate", "--prompt", "a", "--kv-type", "q4"} << 2
+            << "--kv-type: unknown KV cache type 'q4'";
+        QTest::newRow("sinks without a window")
+            << QStringList{"logits", "--ids", "1,2", "--out", "x.npy", "--sinks", "4"} << 2
+            << "--sinks needs a --window";
         QTest::newRow("prompt longer than the context")
             << QStringList{"generate", "--prompt", QString("hello the world ").repeated(40),
                            "--ctx-size", "32"}

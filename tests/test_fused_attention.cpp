@@ -30,8 +30,9 @@ struct Case {
     const char* name;
     int64_t headCount, kvHeadCount, headDim;
     int64_t firstPosition, count;
-    int64_t rowPadding = 0;  // floats after the K/V heads of each row
-    float magnitude = 1;     // the queries' and keys' standard deviation
+    int64_t rowPadding = 0;         // floats after the K/V heads of each row
+    float magnitude = 1;            // the queries' and keys' standard deviation
+    int64_t sinks = 0, window = 0;  // a sliding window's mask (AttentionLayout)
 };
 
 std::vector<float> randomValues(size_t count, float scale, std::mt19937& generator) {
@@ -42,7 +43,8 @@ std::vector<float> randomValues(size_t count, float scale, std::mt19937& generat
     return values;
 }
 
-// Row i's heads attend to positions 0 .. firstPosition + i, each query head to its group's K/V.
+// Row i's heads attend to positions 0 .. firstPosition + i, each query head to its group's K/V;
+// with a window, only to the sinks and the last `window` of those.
 std::vector<double> referenceAttention(const AttentionLayout& l, const std::vector<float>& queries,
                                        int64_t firstPosition, int64_t count,
                                        const std::vector<float>& keys,
@@ -58,6 +60,11 @@ std::vector<double> referenceAttention(const AttentionLayout& l, const std::vect
             std::vector<double> scores(static_cast<size_t>(visible));
             double largest = -INFINITY;
             for (int64_t p = 0; p < visible; ++p) {
+                // Outside the window: after the sinks and at least `window` before the row.
+                if (l.window > 0 && p >= l.sinks && p <= firstPosition + i - l.window) {
+                    scores[size_t(p)] = -INFINITY;
+                    continue;
+                }
                 double dot = 0;
                 for (int64_t d = 0; d < l.headDim; ++d)
                     dot += double(q[d]) * keys[size_t(p * l.kvRowWidth + kvOffset + d)];
@@ -133,6 +140,10 @@ class TestFusedAttention : public QObject {
             {"GQA decode at 64", 8, 4, 128, 64, 1},
             {"GQA large scores (online rescaling)", 4, 2, 64, 40, 90, 0, 6.0f},
             {"MQA one row", 1, 1, 7, 0, 1},
+            {"GQA prefill after 100, window 40 after 4 sinks", 8, 2, 40, 100, 70, 0, 1, 4, 40},
+            {"MHA prefill, window 70 after 1 sink across key blocks", 4, 4, 64, 130, 17, 0, 1, 1,
+             70},
+            {"MQA decode at 200, window 64, no sinks", 6, 1, 64, 200, 1, 0, 1, 0, 64},
         };
         ThreadPool one(1), three(3);
         for (const Case& c : cases) {
@@ -143,6 +154,8 @@ class TestFusedAttention : public QObject {
             layout.kvHeadCount = c.kvHeadCount;
             layout.kvRowWidth = c.kvHeadCount * c.headDim + c.rowPadding;
             layout.scale = float(1.0 / std::sqrt(double(c.headDim)));
+            layout.sinks = c.sinks;
+            layout.window = c.window;
             const int64_t positions = c.firstPosition + c.count;
             const auto queries =
                 randomValues(size_t(c.count * c.headCount * c.headDim), c.magnitude, generator);

@@ -5,7 +5,9 @@
 // for bit; a one-layer model's last logits do not depend on the tokens at evicted positions at all
 // (with one layer a position's K/V come from its own token only, so this shows they are never
 // read), while the full cache's do; an attention probe sees zero weight there and is told the
-// evicted range; generation runs far past the model's context with the memory flat.
+// window; a prompt in steps of several tokens gives the logits of one token per step (each row
+// sees exactly its own window), with both kernels; generation runs far past the model's context
+// with the memory flat.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -79,8 +81,9 @@ class TestSlidingWindow : public QObject {
             }
             largestAllocation = std::max(largestAllocation, cache.stats().bytesAllocated);
         }
-        // The window plus one block of spare rows, whatever the length.
-        QCOMPARE(largestAllocation, int64_t((sinks + window + 256) * 2 * 2 * 2 * 4));
+        // What a step needs (the sinks, the W − 1 before it, its at most W tokens) plus one block
+        // of spare rows, whatever the length.
+        QCOMPARE(largestAllocation, int64_t((sinks + 2 * window - 1 + 256) * 2 * 2 * 2 * 4));
         QCOMPARE(cache.stats().evictedTokens, position - 10);
         QVERIFY(!cache.full());
         QVERIFY_THROWS_EXCEPTION(Error, cache.reserve(window + 1));
@@ -126,7 +129,7 @@ class TestSlidingWindow : public QObject {
         const AttentionEvent& last = probe.attention.back();
         QCOMPARE(last.keyCount, int64_t(30));
         QCOMPARE(last.sinkTokens, int64_t(2));
-        QCOMPARE(last.evictedTokens, int64_t(20));  // positions 2..21
+        QCOMPARE(last.windowTokens, int64_t(8));  // positions 2..21 are outside
         QCOMPARE(probe.weights.size(), size_t(30));
         double total = 0;
         for (size_t p = 0; p < 30; ++p) {
@@ -137,6 +140,41 @@ class TestSlidingWindow : public QObject {
             total += probe.weights[p];
         }
         QVERIFY(std::fabs(total - 1) < 1e-5);
+    }
+
+    void everyTokenSeesTheSameWindowWhateverItsStep() {
+        // A 30-token prompt in steps of 8, 5 and 1 tokens against one token per step: during a
+        // step the kernels mask, row by row, what a row's window no longer holds.
+        QTemporaryDir dir;
+        const Model model = Model::open(test::writeSynthetic(dir, "m.gguf", {}));
+        const auto vocab = size_t(model.config().vocabSize);
+        const std::vector<int32_t> ids = test::testIds(30, model.config().vocabSize);
+        for (const AttentionKernel kernel : {AttentionKernel::Fused, AttentionKernel::Reference}) {
+            GeneratorOptions options;
+            options.window = 8;
+            options.sinks = 2;
+            options.attention = kernel;
+            const auto logitsInSteps = [&](size_t stepSize) {
+                Generator generator(model, options);
+                std::vector<float> logits(ids.size() * vocab);
+                for (size_t first = 0; first < ids.size(); first += stepSize) {
+                    const size_t count = std::min(stepSize, ids.size() - first);
+                    generator.step(std::span(ids).subspan(first, count),
+                                   std::span(logits).subspan(first * vocab, count * vocab));
+                }
+                return logits;
+            };
+            const std::vector<float> oneByOne = logitsInSteps(1);
+            for (const size_t stepSize : {size_t(8), size_t(5)})
+                QVERIFY(test::normalisedError(logitsInSteps(stepSize), oneByOne) < 1e-5);
+            // And not what a full cache gives past the window.
+            GeneratorOptions full;
+            full.attention = kernel;
+            Generator whole(model, full);
+            std::vector<float> fullLogits(ids.size() * vocab);
+            whole.step(ids, fullLogits);
+            QVERIFY(test::normalisedError(oneByOne, fullLogits) > 1e-3);
+        }
     }
 
     void generationRunsPastTheContextWithFlatMemory() {
@@ -162,9 +200,10 @@ class TestSlidingWindow : public QObject {
         const KvCacheStats& end = probe.caches.back();
         QCOMPARE(end.tokens, int64_t(64));
         QCOMPARE(end.evictedTokens, int64_t(799 - 64));
-        // Allocated: the sinks and window plus one 256-token block of spare rows (kv_cache.h).
+        // Allocated: the sinks, the window, the W − 1 before a step's W and one 256-token block
+        // of spare rows (kv_cache.h).
         const int64_t rowBytes = 2 * 2 * kvRowBytes(KvType::Int8, 2, 16);  // K+V, 2 layers
-        QCOMPARE(end.bytesAllocated, (64 + 256) * rowBytes);
+        QCOMPARE(end.bytesAllocated, (4 + 2 * 60 - 1 + 256) * rowBytes);
         for (size_t step = 100; step < probe.caches.size(); ++step) {
             QCOMPARE(probe.caches[step].tokens, int64_t(64));
             QVERIFY(probe.caches[step].bytesAllocated <= end.bytesAllocated);

@@ -138,6 +138,33 @@ class TestTraceReader : public QObject {
         }
     }
 
+    void aSlidingInt8CacheReplaysAsItRan() {
+        const QString path = dir_.filePath("sliding.jsonl");
+        const auto result = test::runCli(
+            QStringList{"trace", "--model", kModel, "--prompt", kPrompt, "--attention", "0:0",
+                        "--kv-type", "int8", "--window", "8", "--sinks", "2", "--out", path}
+            << kRun);
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        const RecordedTrace trace = readTrace(path);
+        const auto points = eventsOf<widgets::KvCachePoint>(trace);
+        QVERIFY(!points.empty());
+        const widgets::KvCachePoint& last = points.back();
+        QVERIFY(last.slides);
+        QCOMPARE(last.type, QStringLiteral("int8"));
+        QCOMPARE(last.tokens, qint64(10));
+        QCOMPARE(last.sinks, qint64(2));
+        QVERIFY(last.evicted > 0);
+        QVERIFY(last.bytesAsF32 > 3 * last.bytesUsed);
+        const auto matrices = eventsOf<widgets::AttentionMatrix>(trace);
+        QVERIFY(!matrices.empty());
+        const widgets::AttentionMatrix& matrix = matrices.back();
+        const int lastRow = matrix.queryCount - 1, p = matrix.firstQuery + lastRow;
+        QCOMPARE(qint64(p + 1), last.tokens + last.evicted);
+        for (int key = 0; key <= p; ++key)  // sinks 0, 1 and the window p − 7 .. p
+            QCOMPARE(matrix.at(lastRow, key) == widgets::AttentionMatrix::kEvicted,
+                     key >= 2 && key < p - 7);
+    }
+
     void theTokensSpellTheAnswerTheCliGenerates() {
         const auto answer =
             test::runCli(QStringList{"generate", "--model", kModel, "--prompt", kPrompt} << kRun);

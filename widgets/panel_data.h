@@ -30,12 +30,10 @@ struct AttentionMatrix {
     int firstQuery = 0;
     int queryCount = 0;
     int keyCount = 0;
-    // Row-major [queryCount, keyCount]; kEvicted for the keys a sliding KV cache had evicted
-    // (evictedFirst .. evictedFirst + evictedCount − 1), which nothing attended to.
+    // Row-major [queryCount, keyCount]; kEvicted for the keys outside a sliding KV cache's window
+    // (evicted, or masked for that row), which the query did not attend to.
     std::vector<float> weights;
     static constexpr float kEvicted = -1.0f;
-    int evictedFirst = 0;
-    int evictedCount = 0;
 
     float at(int row, int key) const {
         return weights[size_t(row) * size_t(keyCount) + size_t(key)];

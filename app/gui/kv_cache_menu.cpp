@@ -30,8 +30,7 @@ KvType rememberedType() {
 
 }  // namespace
 
-KvCacheMenu::KvCacheMenu(QMenu* menu, EngineWorker* worker, LiveTexts& texts,
-                         QWidget* dialogParent)
+KvCacheMenu::KvCacheMenu(QMenu* menu, EngineWorker* worker, LiveTexts& texts, QWidget* dialogParent)
     : QObject(menu), worker_(worker), dialogParent_(dialogParent) {
     auto* group = new QActionGroup(this);
     const KvType remembered = rememberedType();
@@ -73,12 +72,11 @@ void KvCacheMenu::apply() {
 
 void KvCacheMenu::retranslateWindowAction() {
     const KvCacheLayout layout = worker_->kvCacheLayout();
-    windowAction_->setText(
-        layout.window > 0
-            ? tr("Sliding KV cache window: %1 sink tokens + the last %2…")
-                  .arg(layout.sinks)
-                  .arg(layout.window)
-            : tr("Sliding KV cache window: off…"));
+    windowAction_->setText(layout.window > 0
+                               ? tr("Sliding KV cache window: %1 sink tokens + the last %2…")
+                                     .arg(layout.sinks)
+                                     .arg(layout.window)
+                               : tr("Sliding KV cache window: off…"));
 }
 
 void KvCacheMenu::chooseWindow() {

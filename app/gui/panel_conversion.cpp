@@ -109,11 +109,16 @@ widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event) {
     matrix.queryCount = int(event.queryCount);
     matrix.keyCount = int(event.keyCount);
     matrix.weights.assign(event.weights.begin(), event.weights.end());
-    matrix.evictedFirst = int(event.sinkTokens);
-    matrix.evictedCount = int(event.evictedTokens);
-    for (int row = 0; row < matrix.queryCount; ++row)
-        std::fill_n(matrix.weights.begin() + ptrdiff_t(row) * matrix.keyCount + matrix.evictedFirst,
-                    matrix.evictedCount, widgets::AttentionMatrix::kEvicted);
+    if (event.windowTokens > 0)
+        for (int row = 0; row < matrix.queryCount; ++row) {
+            // The keys between the sinks and the row's window.
+            const int64_t position = event.firstQuery + row;
+            const int64_t end =
+                std::min<int64_t>(position - event.windowTokens + 1, event.keyCount);
+            auto rowWeights = matrix.weights.begin() + ptrdiff_t(row) * matrix.keyCount;
+            for (int64_t key = event.sinkTokens; key < end; ++key)
+                rowWeights[key] = widgets::AttentionMatrix::kEvicted;
+        }
     return matrix;
 }
 

@@ -166,6 +166,10 @@ void TraceParser::attention(const json& event) {
             weights.push_back(float(fields_.numberValue(value, "a weight")));
         weights.resize(size_t((row + 1) * attention.keyCount));
     }
+    if (event.contains("window_tokens")) {
+        attention.sinkTokens = fields_.integer(event, "sink_tokens", 0, kIntMax);
+        attention.windowTokens = fields_.integer(event, "window_tokens", 1, kIntMax);
+    }
     attention.weights = weights;
     trace_.events.emplace_back(attentionMatrix(attention));
 }
@@ -180,6 +184,20 @@ void TraceParser::kvCache(const json& event) {
     for (const json& bytes : fields_.array(event, "bytes_used_per_layer"))
         stats.bytesUsedPerLayer.push_back(
             fields_.integerValue(bytes, "a layer's bytes", 0, kInt64Max));
+    // Fields of later versions: traces without them are of f32 caches that never slid.
+    if (event.contains("kv_type")) {
+        try {
+            stats.type = parseKvType(fields_.text(event, "kv_type"));
+        } catch (const Error& error) {
+            fields_.fail(error.what());
+        }
+        stats.bytesUsedAsF32 = fields_.integer(event, "bytes_used_as_f32", 0, kInt64Max);
+    }
+    if (event.contains("evicted_tokens")) {
+        stats.slides = true;
+        stats.sinkTokens = fields_.integer(event, "sink_tokens", 0, stats.tokens);
+        stats.evictedTokens = fields_.integer(event, "evicted_tokens", 0, kInt64Max);
+    }
     trace_.events.emplace_back(kvCachePoint(stats));
 }
 

@@ -137,9 +137,9 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
 
     std::optional<AttentionCapture> attention;
     if (probes_->anyAttention()) {
-        const KvCacheStats cache = backend_->cacheStats();
-        attention.emplace(*probes_, event.index, firstPosition, count, cache.sinkTokens,
-                          cache.evictedTokens);
+        const int64_t window = backend_->slidingWindow();
+        attention.emplace(*probes_, event.index, firstPosition, count,
+                          window > 0 ? backend_->cacheStats().sinkTokens : 0, window);
     }
     for (int64_t layer = 0; layer < c.layerCount; ++layer) {
         if (control_ != nullptr && !control_->checkpoint())

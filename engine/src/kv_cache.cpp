@@ -16,7 +16,9 @@ KvCache::KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int
       capacity_(capacity),
       options_(options),
       rowBytes_(kvRowBytes(options.type, kvHeadCount, headDim)),
-      storageRows_(options.slides ? capacity + kGrowthTokens : capacity),
+      // A sliding cache holds, during a step, the window's last W − 1 tokens before it and the
+      // step's at most W tokens.
+      storageRows_(options.slides ? 2 * capacity - options.sinks - 1 + kGrowthTokens : capacity),
       keys_(layerCount),
       values_(layerCount) {
     if (capacity < 1)
@@ -34,9 +36,13 @@ void KvCache::reserve(int64_t count) {
             throw Error("a step of " + std::to_string(count) +
                         " tokens does not fit the sliding window of " + std::to_string(window()) +
                         " tokens");
-        // A cancelled step keeps these evictions: the positions stay right, the next step only
-        // sees fewer old tokens.
-        evict(std::max<int64_t>(0, size_ + count - capacity_));
+        // Every token of the step sees the W − 1 before it: of the tokens before the step, the
+        // last W − 1 stay during it (the kernels mask them row by row, AttentionLayout), and
+        // commit() evicts down to the capacity again. Until the sequence outgrows the capacity
+        // nothing is evicted or masked. (A cancelled step keeps these evictions; the positions
+        // stay right.)
+        if (size_ + count > capacity_)
+            evict(std::max<int64_t>(0, size_ - (capacity_ - 1)));
     } else if (count > capacity_ - size_) {
         throw Error("the KV cache is full: " + std::to_string(size_) + " of " +
                     std::to_string(capacity_) + " tokens held, " + std::to_string(count) +
@@ -100,6 +106,8 @@ void KvCache::commit(int64_t count) {
         throw Error("committing " + std::to_string(count) +
                     " KV cache rows that were not reserved");
     size_ += count;
+    if (options_.slides && size_ > capacity_)
+        evict(size_ - capacity_);
 }
 
 void KvCache::clear() {

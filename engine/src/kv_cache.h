@@ -10,11 +10,15 @@
 // cache's tokens as they were.
 //
 // A sliding cache never fills up: it keeps the first `sinks` tokens (the "attention sinks" that
-// models pour otherwise unneeded attention into) and the last capacity − sinks tokens, evicting
-// the oldest of the others when a step needs room. Rows then no longer equal positions: row r
-// holds position r below the sinks and r + evicted() above. Keys keep the rotation of their
-// original position (RoPE is never re-applied), so a query at position t scores every key it
-// sees at its true distance t − p; README "Sliding window" says why.
+// models pour otherwise unneeded attention into) and the last W = capacity − sinks tokens,
+// evicting the oldest of the others. Every token sees the sinks and the last W positions (itself
+// included), whatever the size of its step: during a step of up to W tokens the cache also holds
+// the W − 1 tokens before it, and the attention kernels mask, row by row, those a row must not
+// see (AttentionLayout::windowStart); after the step it is cut back to the capacity. Rows then no
+// longer equal positions: row r holds position r below the sinks and r + evicted() above. Keys
+// keep the rotation of their original position (RoPE is never re-applied), so a query at
+// position t scores every key it sees at its true distance t − p; the README's "The KV cache's
+// storage and its sliding window" says why.
 
 #include <cstddef>
 #include <cstdint>
@@ -99,9 +103,10 @@ class KvCache {
     int64_t rowBytes_;
     int64_t size_ = 0;
     int64_t evicted_ = 0;
-    // Rows allocated in every layer, and those a sliding cache may use: beyond its capacity, a
-    // block of spare rows lets the held rows slide forward, so that they are moved back to the
-    // start only once per block of evictions rather than on every token.
+    // Rows allocated in every layer, and those a sliding cache may use: beyond what a step needs
+    // (the capacity, less one, plus the window), a block of spare rows lets the held rows slide
+    // forward, so that they are moved back to the start only once per block of evictions rather
+    // than on every token.
     int64_t allocatedRows_ = 0;
     int64_t storageRows_;
     int64_t origin_ = 0;                                 // the storage row of row 0

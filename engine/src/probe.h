@@ -49,10 +49,11 @@ struct AttentionEvent {
     int64_t queryCount = 0;
     int64_t keyCount = 0;
     std::span<const float> weights;
-    // Positions sinkTokens .. sinkTokens + evictedTokens − 1 had left a sliding KV cache before
-    // this step: nothing attended to them (their weights are 0).
+    // A sliding KV cache (windowTokens > 0): the query at position p saw the keys before
+    // sinkTokens and those from p − windowTokens + 1 on; the others were evicted or masked, and
+    // their weights are 0.
     int64_t sinkTokens = 0;
-    int64_t evictedTokens = 0;
+    int64_t windowTokens = 0;
 };
 
 // The residual stream of the step's last token after `layer` has run: what the logit lens reads.

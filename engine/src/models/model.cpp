@@ -115,8 +115,8 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
         cache.store(layerIndex, firstRow + int64_t(i), key, value);
     }
     if (s.attention == AttentionKernel::Fused) {
-        fusedAttention(attentionLayoutOf(c, c.kvWidth()), b.query, firstRow, count,
-                       cache.keys(layerIndex), cache.values(layerIndex), b.attended, s.pool);
+        fusedAttention(attentionLayout(cache), b.query, firstRow, count, cache.keys(layerIndex),
+                       cache.values(layerIndex), b.attended, s.pool);
         if (recordsLayer(layerIndex, recorder))
             for (size_t i = 0; i < rows; ++i) {
                 std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth,
@@ -207,6 +207,15 @@ AttentionLayout attentionLayoutOf(const ModelConfig& c, int64_t kvRowWidth) {
             float(1.0 / std::sqrt(double(c.headDim)))};
 }
 
+AttentionLayout Model::attentionLayout(const KvCache& cache) const {
+    AttentionLayout layout = attentionLayoutOf(config(), config().kvWidth());
+    if (cache.options().slides) {
+        layout.sinks = cache.options().sinks;
+        layout.window = cache.window();
+    }
+    return layout;
+}
+
 namespace {
 
 // Rows 0 .. count − 1 as f32 for the reference kernels: the cache's own when it stores f32,
@@ -225,7 +234,7 @@ void Model::attentionWeights(int64_t layerIndex, int64_t row, const KvCache& cac
                              ForwardScratch& s) const {
     const int64_t keyCount = row + 1;
     s.scores.resize(size_t(config().headCount * keyCount));
-    attentionProbabilities(attentionLayoutOf(config(), config().kvWidth()), s.query, row,
+    attentionProbabilities(attentionLayout(cache), s.query, row,
                            floatRows(cache.keys(layerIndex), keyCount, s.decodedKeys), s.scores,
                            s.pool);
 }
@@ -255,7 +264,7 @@ void Model::recordAttention(int64_t layerIndex, int64_t row, const KvCache& cach
 void Model::attend(int64_t layerIndex, int64_t row, KvCache& cache, ForwardScratch& s,
                    AttentionRecorder* recorder) const {
     const int64_t keyCount = row + 1;
-    const AttentionLayout layout = attentionLayoutOf(config(), config().kvWidth());
+    const AttentionLayout layout = attentionLayout(cache);
     if (s.attention == AttentionKernel::Fused) {
         fusedAttention(layout, s.query, row, 1, cache.keys(layerIndex), cache.values(layerIndex),
                        s.attended, s.pool);

@@ -98,6 +98,8 @@ class Model {
     // Biases, then RoPE on the query heads and key groups of the token at `position`.
     void finishQkv(const LayerWeights& layer, int64_t position, std::span<float> query,
                    std::span<float> key, std::span<float> value) const;
+    // The attention of the layers over `cache`'s rows (with its window's mask when it slides).
+    AttentionLayout attentionLayout(const KvCache& cache) const;
     // Whether the recorder wants any head of this layer.
     bool recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) const;
     // The softmax weights of every head of scratch.query (the token in cache row `row`) over

@@ -95,24 +95,36 @@ nlohmann::json toJson(const AttentionEvent& attention) {
         const auto begin = attention.weights.begin() + row * attention.keyCount;
         rows.push_back(std::vector<float>(begin, begin + attention.firstQuery + row + 1));
     }
-    return {{"event", "attention"},
-            {"step", attention.step},
-            {"layer", attention.layer},
-            {"head", attention.head},
-            {"first_query", attention.firstQuery},
-            {"weights", rows}};
+    nlohmann::json event{{"event", "attention"},
+                         {"step", attention.step},
+                         {"layer", attention.layer},
+                         {"head", attention.head},
+                         {"first_query", attention.firstQuery},
+                         {"weights", rows}};
+    if (attention.windowTokens > 0) {  // a sliding cache's window
+        event["sink_tokens"] = attention.sinkTokens;
+        event["window_tokens"] = attention.windowTokens;
+    }
+    return event;
 }
 
 nlohmann::json kvCacheJson(int64_t step, const KvCacheStats& stats) {
-    return {{"event", "kv_cache"},
-            {"step", step},
-            {"tokens", stats.tokens},
-            {"capacity", stats.capacity},
-            {"bytes_used", stats.bytesUsed},
-            {"bytes_allocated", stats.bytesAllocated},
-            {"bytes_used_per_layer", stats.bytesUsedPerLayer},
-            {"bytes_allocated_per_layer", stats.bytesAllocatedPerLayer},
-            {"bytes_used_full_multi_head", stats.bytesUsedFullMultiHead}};
+    nlohmann::json event{{"event", "kv_cache"},
+                         {"step", step},
+                         {"tokens", stats.tokens},
+                         {"capacity", stats.capacity},
+                         {"bytes_used", stats.bytesUsed},
+                         {"bytes_allocated", stats.bytesAllocated},
+                         {"bytes_used_per_layer", stats.bytesUsedPerLayer},
+                         {"bytes_allocated_per_layer", stats.bytesAllocatedPerLayer},
+                         {"bytes_used_full_multi_head", stats.bytesUsedFullMultiHead},
+                         {"kv_type", kvTypeName(stats.type)},
+                         {"bytes_used_as_f32", stats.bytesUsedAsF32}};
+    if (stats.slides) {
+        event["sink_tokens"] = stats.sinkTokens;
+        event["evicted_tokens"] = stats.evictedTokens;
+    }
+    return event;
 }
 
 nlohmann::json toJson(const FinishedEvent& finished) {

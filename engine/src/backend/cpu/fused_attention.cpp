@@ -135,7 +135,10 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
                         continue;
                     float* scores = r.scores.data() + v * kKeyBlock;
                     float* accumulated = r.accumulated.data() + v * headDim;
+                    maskOutsideWindow(layout, position, key0, visible, scores);
                     const float blockMax = *std::max_element(scores, scores + visible);
+                    if (blockMax == -std::numeric_limits<float>::infinity())
+                        continue;  // a block the window hides entirely
                     if (blockMax > r.maximum[size_t(v)]) {
                         // exp(−∞) = 0 clears the (empty) sums on the first block.
                         const float rescale = std::exp(r.maximum[size_t(v)] - blockMax);

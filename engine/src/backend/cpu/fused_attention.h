@@ -10,6 +10,7 @@
 // It never forms the attention probabilities themselves: where a probe wants a head's weights (the
 // attention panels), models/model.cpp computes them beside it, so watching changes no output.
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -35,6 +36,13 @@ struct AttentionLayout {
     // fused kernel's KvRows say where their rows are).
     int64_t kvRowWidth = 0;
     float scale = 1;  // the scores' factor, 1/√head_dim
+    // A sliding cache's window (kv_cache.h): the query in row r sees rows 0 .. sinks − 1 and
+    // windowStart(r) .. r, the others are masked. window 0: every row up to its own.
+    int64_t sinks = 0;
+    int64_t window = 0;
+    int64_t windowStart(int64_t row) const {
+        return window > 0 ? std::max(sinks, row - window + 1) : 0;
+    }
 };
 
 // queries: [count, headCount × headDim], the rows of cache rows firstRow .. firstRow + count − 1.

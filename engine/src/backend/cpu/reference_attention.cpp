@@ -54,8 +54,11 @@ void attentionProbabilities(const AttentionLayout& layout, std::span<const float
                           headDim, layout.scale, headWeights(g * headsPerGroup + h0).data(),
                           keyCount);
             }
-            for (int64_t i = 0; i < headsPerGroup; ++i)
+            for (int64_t i = 0; i < headsPerGroup; ++i) {
+                maskOutsideWindow(layout, position, 0, keyCount,
+                                  headWeights(g * headsPerGroup + i).data());
                 softmaxInPlace(headWeights(g * headsPerGroup + i));
+            }
         }
     });
 }
