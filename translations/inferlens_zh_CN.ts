@@ -1691,5 +1691,21 @@ whole step: %5</source>
         <source>After the generation, time the fused and the reference attention kernels.</source>
         <translation>生成结束后，为融合内核和参考内核计时。</translation>
     </message>
+    <message>
+        <source>Store the CPU's KV cache as f32, f16 or int8 (this run).</source>
+        <translation>CPU 的 KV 缓存以 f32、f16 或 int8 存储（仅本次运行）。</translation>
+    </message>
+    <message>
+        <source>A sliding KV cache of the last N tokens (0: none; this run).</source>
+        <translation>保留最近 N 个词元的滑动 KV 缓存（0：不用；仅本次运行）。</translation>
+    </message>
+    <message>
+        <source>The first tokens a sliding KV cache keeps (default 4).</source>
+        <translation>滑动 KV 缓存保留的最前面的词元数（默认 4）。</translation>
+    </message>
+    <message>
+        <source>After the generation, compare the last step with an exact KV cache.</source>
+        <translation>生成结束后，把最后一步与精确的 KV 缓存比较。</translation>
+    </message>
 </context>
 </TS>

@@ -376,4 +376,8 @@ ZH_CN = {
     '%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended': '%1 (%2) → %3 (%4)：已被滑动 KV 缓存逐出，从未被关注',
     'sliding window: %1 sink tokens and the last %2; %3 evicted so far': '滑动窗口：%1 个汇聚词元和最近 %2 个；已逐出 %3 个',
     'stored as %1: %2 saved against f32 (%3%)': '以 %1 存储：比 f32 节省 %2（%3%）',
+    "Store the CPU's KV cache as f32, f16 or int8 (this run).": 'CPU 的 KV 缓存以 f32、f16 或 int8 存储（仅本次运行）。',
+    'A sliding KV cache of the last N tokens (0: none; this run).': '保留最近 N 个词元的滑动 KV 缓存（0：不用；仅本次运行）。',
+    'The first tokens a sliding KV cache keeps (default 4).': '滑动 KV 缓存保留的最前面的词元数（默认 4）。',
+    'After the generation, compare the last step with an exact KV cache.': '生成结束后，把最后一步与精确的 KV 缓存比较。',
 }

@@ -33,15 +33,16 @@ KvType rememberedType() {
 KvCacheMenu::KvCacheMenu(QMenu* menu, EngineWorker* worker, LiveTexts& texts, QWidget* dialogParent)
     : QObject(menu), worker_(worker), dialogParent_(dialogParent) {
     auto* group = new QActionGroup(this);
-    const KvType remembered = rememberedType();
     QAction* f32 = menu->addAction(QString());
     QAction* f16 = menu->addAction(QString());
     QAction* int8 = menu->addAction(QString());
+    typeActions_[0] = f32;
+    typeActions_[1] = f16;
+    typeActions_[2] = int8;
     for (const auto& [action, type] : {std::pair{f32, KvType::F32}, std::pair{f16, KvType::F16},
                                        std::pair{int8, KvType::Int8}}) {
         action->setObjectName(QStringLiteral("kvType%1Action").arg(kvTypeName(type)));
         action->setCheckable(true);
-        action->setChecked(type == remembered);
         group->addAction(action);
         connect(action, &QAction::triggered, this, [this, type = type] {
             QSettings().setValue("engine/kvType", QString::fromLatin1(kvTypeName(type)));
@@ -66,7 +67,12 @@ void KvCacheMenu::apply() {
     layout.window = std::max<qint64>(0, settings.value("engine/window", 0).toLongLong());
     layout.sinks =
         layout.window > 0 ? std::max<qint64>(0, settings.value("engine/sinks", 0).toLongLong()) : 0;
+    use(layout);
+}
+
+void KvCacheMenu::use(const KvCacheLayout& layout) {
     worker_->setKvCacheLayout(layout);
+    typeActions_[int(layout.type)]->setChecked(true);  // in KvType's order
     retranslateWindowAction();
 }
 

@@ -13,6 +13,7 @@ namespace inferlens::gui {
 
 class EngineWorker;
 class LiveTexts;
+struct KvCacheLayout;
 
 class KvCacheMenu : public QObject {
     Q_OBJECT
@@ -23,13 +24,16 @@ class KvCacheMenu : public QObject {
     // Opens the sliding-window dialog (objectName "slidingWindowDialog"; non-modal, so that the
     // engine's panels keep updating); accepting it applies the window.
     void chooseWindow();
+    // Uses `layout` for this session without remembering it (the headless switches).
+    void use(const KvCacheLayout& layout);
 
   private:
-    void apply();  // the remembered settings → the worker and the window entry's text
+    void apply();  // the remembered settings → use()
     void retranslateWindowAction();
 
     EngineWorker* worker_;
     QWidget* dialogParent_;
+    QAction* typeActions_[3];  // f32, f16, int8
     QAction* windowAction_;
 };
 

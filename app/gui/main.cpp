@@ -76,9 +76,26 @@ int main(int argc, char** argv) {
         QApplication::translate("main",
                                 "The answer follows this grammar (a .json file: a JSON schema)."),
         "file");
+    const QCommandLineOption kvType(
+        "kv-type",
+        QApplication::translate("main", "Store the CPU's KV cache as f32, f16 or int8 (this run)."),
+        "type");
+    const QCommandLineOption windowOption(
+        "window",
+        QApplication::translate("main",
+                                "A sliding KV cache of the last N tokens (0: none; this run)."),
+        "n");
+    const QCommandLineOption sinks(
+        "sinks",
+        QApplication::translate("main", "The first tokens a sliding KV cache keeps (default 4)."),
+        "n");
+    const QCommandLineOption compareCache(
+        "compare-cache",
+        QApplication::translate(
+            "main", "After the generation, compare the last step with an exact KV cache."));
     parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, panels, lens,
-                       kvExperiment, attentionKernels, tourStep, device, beams, grammar,
-                       languageOption});
+                       kvExperiment, attentionKernels, tourStep, device, beams, grammar, kvType,
+                       windowOption, sinks, compareCache, languageOption});
     parser.process(app);
 
     inferlens::gui::StartupOptions options;
@@ -96,6 +113,12 @@ int main(int argc, char** argv) {
     options.tourStep = parser.value(tourStep).toInt();
     options.beams = parser.value(beams).toInt();
     options.grammar = parser.value(grammar);
+    options.kvType = parser.value(kvType);
+    if (parser.isSet(windowOption))
+        options.window = parser.value(windowOption).toInt();
+    if (parser.isSet(sinks))
+        options.sinks = parser.value(sinks).toInt();
+    options.compareCache = parser.isSet(compareCache);
 
     inferlens::gui::MainWindow window(options);
     window.resize(1600, 1000);

@@ -17,6 +17,7 @@
 #include <QJsonObject>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QProgressBar>
 #include <QScrollArea>
 #include <QSettings>
@@ -84,6 +85,23 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
         sampling_->setMaxNewTokens(options_.maxTokens);
     if (options_.beams > 0)
         sampling_->setBeamWidth(options_.beams);
+    if (!options_.kvType.isEmpty() || options_.window >= 0) {
+        KvCacheLayout layout = session_->worker()->kvCacheLayout();
+        try {
+            if (!options_.kvType.isEmpty())
+                layout.type = parseKvType(options_.kvType.toStdString());
+        } catch (const Error& error) {
+            const QString message = QString::fromUtf8(error.what());
+            QMetaObject::invokeMethod(
+                this, [this, message] { finishHeadlessRun(false, message); },
+                Qt::QueuedConnection);
+        }
+        if (options_.window >= 0) {
+            layout.window = options_.window;
+            layout.sinks = options_.window > 0 ? std::max(options_.sinks, 0) : 0;
+        }
+        kvCacheMenu_->use(layout);
+    }
     QString grammarError;
     if (!options_.grammar.isEmpty() && !sampling_->loadGrammarFile(options_.grammar, &grammarError))
         QMetaObject::invokeMethod(
@@ -282,7 +300,7 @@ void MainWindow::buildMenus() {
         session_->worker()->setKeepCache(on);
     });
     devices->addSeparator();
-    new KvCacheMenu(devices, session_->worker(), texts_, this);
+    kvCacheMenu_ = new KvCacheMenu(devices, session_->worker(), texts_, this);
     texts_.add([=, message = QString::fromStdString(cuda.message)] {
         devices->setTitle(tr("&Device"));
         keepCache->setText(tr("Keep the KV cache between turns (prefill only what is new)"));
@@ -868,6 +886,15 @@ void MainWindow::finishRun(bool ok, const QString& reason) {
         if (teaching_->runAttentionKernels())
             return;
         return finishHeadlessRun(false, tr("cannot time the attention kernels"));
+    }
+    if (ok && options_.compareCache && !cacheCompared_) {
+        // The documentation's comparison: the exact cache's shadow run, then the screenshot.
+        cacheCompared_ = true;
+        connect(
+            session_->worker(), &EngineWorker::cacheCompared, this,
+            [this, reason] { finishRun(true, reason); }, Qt::SingleShotConnection);
+        findChild<QPushButton*>(QStringLiteral("compareCacheButton"))->click();
+        return;
     }
     if (!options_.screenshot.isEmpty()) {
         resize(1600, 1000);

@@ -59,6 +59,13 @@ struct StartupOptions {
     QString device;   // "cpu", "cuda", "cuda:N"; empty: the last one chosen (Device menu)
     int beams = 0;    // answer by beam search with this many beams (0: the panel's value)
     QString grammar;  // a grammar file (.json: a JSON schema) the answer must follow
+    // The CPU's KV cache for this run (not remembered): type ("f32", "f16", "int8"; empty: the
+    // Device menu's), a sliding window of `window` tokens after `sinks` (window 0: none; −1: the
+    // menu's).
+    QString kvType;
+    int window = -1;
+    int sinks = 4;
+    bool compareCache = false;  // after the generation, compare with an exact cache
 };
 
 class MainWindow : public QMainWindow {
@@ -204,6 +211,8 @@ class MainWindow : public QMainWindow {
     QString replayPath_;  // the trace on show, if the panels show one
     QAction* exportTraceAction_ = nullptr;
     bool modelReady_ = false;
+    class KvCacheMenu* kvCacheMenu_ = nullptr;
+    bool cacheCompared_ = false;  // the headless run's comparison with an exact cache is done
     bool generating_ = false;
     bool recomputeAfterGeneration_ = false;
     int selectedLayer_ = 0, selectedHead_ = 0;
