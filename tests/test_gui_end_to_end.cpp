@@ -673,6 +673,20 @@ class TestGuiEndToEnd : public QObject {
         const QImage shot(png);
         QCOMPARE(shot.size(), QSize(1600, 1000));
 
+        // This run's KV cache, and the comparison with an exact one before the screenshot.
+        process.start(QStringLiteral(INFERLENS_GUI_PATH),
+                      {"--model", QStringLiteral(INFERLENS_BUNDLED_MODEL), "--prompt", "《春晓》",
+                       "--max-tokens", "16", "--kv-type", "int8", "--window", "8", "--sinks", "2",
+                       "--compare-cache", "--screenshot", png, "--quit-after-generation"});
+        QVERIFY(process.waitForFinished(120000));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        process.start(QStringLiteral(INFERLENS_GUI_PATH),
+                      {"--model", QStringLiteral(INFERLENS_BUNDLED_MODEL), "--prompt", "x",
+                       "--kv-type", "q4", "--quit-after-generation"});
+        QVERIFY(process.waitForFinished(60000));
+        QCOMPARE(process.exitCode(), 1);
+        QVERIFY(process.readAllStandardError().contains("unknown KV cache type 'q4'"));
+
         process.start(
             QStringLiteral(INFERLENS_GUI_PATH),
             {"--model", dir.filePath("missing.gguf"), "--prompt", "x", "--quit-after-generation"});

@@ -17,8 +17,8 @@
 #include <QJsonObject>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -93,8 +93,7 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
         } catch (const Error& error) {
             const QString message = QString::fromUtf8(error.what());
             QMetaObject::invokeMethod(
-                this, [this, message] { finishHeadlessRun(false, message); },
-                Qt::QueuedConnection);
+                this, [this, message] { finishHeadlessRun(false, message); }, Qt::QueuedConnection);
         }
         if (options_.window >= 0) {
             layout.window = options_.window;
