@@ -183,7 +183,13 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         ModelFiles files = openModelFiles(path.toStdString());
         const ModelConfig c = files.config;  // files move into the model below
         const int64_t context = resolveContextSize(c, contextSize);
-        const MemoryEstimate estimate = estimateMemory(c, files.weightBytes(), context);
+        // The CPU's cache as it will be: its type, and a window's size instead of the context.
+        const KvCacheLayout layout = kvCacheLayout();
+        const bool cpuLayout = !options.device.isCuda();
+        const MemoryEstimate estimate = estimateMemory(
+            c, files.weightBytes(),
+            cpuLayout && layout.window > 0 ? int64_t(layout.window + layout.sinks) : context, 512,
+            cpuLayout ? layout.type : KvType::F32);
         const std::optional<int64_t> available = availableMemoryBytes();
         emit loadPlanned({path, estimate.weightBytes, estimate.kvCacheBytes, estimate.workBytes,
                           context, available.value_or(-1)});
@@ -207,7 +213,6 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         }
         auto model = std::make_unique<Model>(std::move(files), !options.device.isCuda());
         options.contextSize = context;
-        const KvCacheLayout layout = kvCacheLayout();
         QString deviceNote;
         std::shared_ptr<ForwardBackend> backend;
         if (options.device.isCuda()) {
