@@ -47,10 +47,13 @@ int runChat(const Words& words) {
         if (line.empty())
             continue;
         messages.push_back({ChatRole::User, line});
+        // A sliding cache takes a conversation up to the model's context (in window-sized steps).
+        const int64_t context = generator.slidingWindow() > 0 ? generator.config().contextLength
+                                                              : generator.contextSize();
         FittedPrompt fitted;
         try {
-            fitted = renderToFit(chatTemplate, messages, generator.contextSize(),
-                                 std::min(setup.maxTokens, generator.contextSize() / 2));
+            fitted = renderToFit(chatTemplate, messages, context,
+                                 std::min(setup.maxTokens, context / 2));
         } catch (const Error& error) {
             std::fprintf(stderr, "inferlens-cli: %s\n", error.what());
             messages.pop_back();
