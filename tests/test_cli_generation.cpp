@@ -250,6 +250,11 @@ class TestCliGeneration : public QObject {
         const auto result = chat({"--system", "be brief"}, "hello\nthe world\n");
         QCOMPARE(result.exitCode, 0);
         QCOMPARE(result.standardOutput.count('\n'), 2);  // one answer line per user line
+        // With a sliding int8 cache far smaller than the conversation.
+        const auto sliding = chat({"--window", "8", "--sinks", "2", "--kv-type", "int8"},
+                                  "hello\nthe world\nand again\n");
+        QVERIFY2(sliding.exitCode == 0, qPrintable(sliding.standardError));
+        QVERIFY(sliding.standardOutput.count('\n') >= 3);  // an answer may hold a newline too
     }
 
     void chatTurnsKeepTheCacheAndAnswerAsAFullRecomputationWould() {
