@@ -41,6 +41,9 @@ class TestCli : public QObject {
         QVERIFY(text.contains("architecture: " + architecture));
         QVERIFY(text.contains("layers:       3"));
         QVERIFY(text.contains("6 query heads, 2 KV heads, head dim 16"));
+        // 3 layers × K and V × 2 heads × 16 numbers: 4 bytes each, 2, or 1 plus a 4-byte step per
+        // head.
+        QVERIFY(text.contains("768 B per token (f32; f16 384 B, int8 240 B)"));
         QVERIFY(text.contains("context:      512"));
         QVERIFY(text.contains("tokenizer:    sentencepiece"));
         QVERIFY(text.contains("bf16"));

@@ -73,13 +73,16 @@ int runInfo(const Words& words) {
                     (long long)(files.vocabulary->entries.size() - size_t(files.pieceCount)));
     else
         std::printf("tokenizer:    none in this model\n");
-    KvCache oneToken(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 1);
-    oneToken.reserve(1);
-    oneToken.commit(1);
-    const KvCacheStats stats = oneToken.stats();
-    std::printf("kv cache:     %s per token (f32); %s if every head had its own K/V\n",
-                humanBytes(stats.bytesUsed).c_str(),
-                humanBytes(stats.bytesUsedFullMultiHead).c_str());
+    const auto perToken = [&](KvType type) {
+        return kvCacheStats(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 1, 1, 1, type);
+    };
+    std::printf(
+        "kv cache:     %s per token (f32; f16 %s, int8 %s); %s if every head had its own "
+        "K/V\n",
+        humanBytes(perToken(KvType::F32).bytesUsed).c_str(),
+        humanBytes(perToken(KvType::F16).bytesUsed).c_str(),
+        humanBytes(perToken(KvType::Int8).bytesUsed).c_str(),
+        humanBytes(perToken(KvType::F32).bytesUsedFullMultiHead).c_str());
     printDevices();
 
     std::map<std::string, int> dtypeCounts;
