@@ -398,6 +398,9 @@ class TestCliGeneration : public QObject {
         QTest::newRow("bad KV cache type")
             << QStringList{"generate", "--prompt", "a", "--kv-type", "q4"} << 2
             << "--kv-type: unknown KV cache type 'q4'";
+        QTest::newRow("beams with a window")
+            << QStringList{"generate", "--prompt", "a", "--beams", "2", "--window", "8"} << 2
+            << "cannot be combined with --window";
         QTest::newRow("sinks without a window")
             << QStringList{"logits", "--ids", "1,2", "--out", "x.npy", "--sinks", "4"} << 2
             << "--sinks needs a --window";

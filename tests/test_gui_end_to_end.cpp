@@ -268,6 +268,19 @@ class TestGuiEndToEnd : public QObject {
                      key >= 2 && key < p - 15);
         QVERIFY(matrix.at(lastRow, 0) > 0);
 
+        // Another head: recomputed over the same window, so its excluded keys are marked too.
+        QSignalSpy recomputed(window.worker(), &EngineWorker::attentionRecomputed);
+        window.selectHead(1, 3);
+        QVERIFY(recomputed.count() > 0 || recomputed.wait(30000));
+        QVERIFY(recomputed.last().at(1).toBool());
+        widgets::AttentionHeatmapWidget* heatmap = window.attentionHeatmap();
+        QTRY_COMPARE(heatmap->head(), 3);
+        QTRY_COMPARE(heatmap->queryCount(), p + 1);
+        QCOMPARE(heatmap->weight(p, 2), widgets::AttentionMatrix::kEvicted);
+        QCOMPARE(heatmap->weight(p, p - 16), widgets::AttentionMatrix::kEvicted);
+        QVERIFY(heatmap->weight(p, p - 15) >= 0);
+        QVERIFY(heatmap->weight(p, 0) > 0);
+
         // The sampling panel's comparison with an exact cache.
         window.findChild<QPushButton*>(QStringLiteral("compareCacheButton"))->click();
         QVERIFY(compared.wait(60000));

@@ -11,6 +11,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 #include "backend/cpu/fused_attention.h"
@@ -114,6 +115,29 @@ class TestKvCacheTypes : public QObject {
                     }
                 }
             }
+        }
+    }
+
+    void int8HeadsWithoutAFiniteStep() {
+        // A NaN spoils its head (as it would every score), an infinity likewise, and a head too
+        // small for its step's inverse to be finite is stored as zeros; the other head is intact.
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        const float inf = std::numeric_limits<float>::infinity();
+        for (const float odd : {nan, inf, 1e-40f}) {
+            std::vector<float> row{odd, 1e-41f, 0.5f, -0.25f, 1.0f, -2.0f, 0.0f, 3.0f};
+            if (odd == 1e-40f)
+                row[2] = row[3] = 2e-41f;
+            const std::vector<std::byte> bytes = encoded(KvType::Int8, row, 2, 4);
+            const KvRows rows{KvType::Int8, bytes.data(), 2, 4, kvRowBytes(KvType::Int8, 2, 4)};
+            std::vector<float> decoded(8);
+            rows.decodeRows(0, 1, decoded.data());
+            for (int d = 0; d < 4; ++d)
+                QVERIFY2(
+                    odd == 1e-40f ? decoded[size_t(d)] == 0.0f : std::isnan(decoded[size_t(d)]),
+                    qPrintable(
+                        QStringLiteral("%1: %2").arg(double(odd)).arg(double(decoded[size_t(d)]))));
+            for (int d = 4; d < 8; ++d)
+                QVERIFY(std::fabs(decoded[size_t(d)] - row[size_t(d)]) <= 3.0f / 254.0f);
         }
     }
 

@@ -49,6 +49,39 @@ class TestMemoryEstimate : public QObject {
                  estimate.weightBytes + estimate.kvCacheBytes + estimate.workBytes);
     }
 
+    void kvCacheEstimateCountsTheTypeAndTheWindow() {
+        // Through a long generation, the int8 cache and the sliding one never allocate more than
+        // the estimate for their options says.
+        const Model model = Model::open(path_);
+        const ModelConfig& c = model.config();
+        for (const int64_t window : {int64_t(0), int64_t(12)}) {
+            GeneratorOptions options;
+            options.kvType = KvType::Int8;
+            options.window = window;
+            options.sinks = window > 0 ? 2 : 0;
+            const MemoryEstimate estimate = estimateMemory(
+                c, model.files().weightBytes(), cacheRowsAtMost(c, options), 512, options.kvType);
+            Generator generator(model, options);
+            std::vector<float> logits(size_t(c.vocabSize));
+            const int64_t tokens = window > 0 ? 400 : 40;  // 400: past the next spare-row block
+            int64_t largest = 0;
+            for (int64_t i = 0; i < tokens; ++i) {
+                const int32_t token[] = {int32_t(3 + i % 50)};
+                generator.step(token, logits);
+                largest = std::max(largest, generator.cacheStats().bytesAllocated);
+            }
+            QVERIFY(largest <= estimate.kvCacheBytes);
+            // And the estimate is the allocation, not a loose bound: int8 rows, the context or the
+            // window's rows at most.
+            QCOMPARE(estimate.kvCacheBytes, 2 * c.layerCount * cacheRowsAtMost(c, options) *
+                                                kvRowBytes(KvType::Int8, c.kvHeadCount, c.headDim));
+        }
+        GeneratorOptions tooWide;
+        tooWide.window = 40;  // + 4 sinks: past the model's 40-token context
+        tooWide.sinks = 4;
+        QVERIFY_THROWS_EXCEPTION(Error, cacheRowsAtMost(c, tooWide));
+    }
+
     void weightBytesAreTheFilesTensorData() {
         const Model model = Model::open(path_);
         int64_t sum = 0;

@@ -80,6 +80,7 @@ class TestSlidingWindow : public QObject {
                 QCOMPARE(cache.values(0).floatData()[row * 2], -float(expected));
             }
             largestAllocation = std::max(largestAllocation, cache.stats().bytesAllocated);
+            QCOMPARE(cache.stats().sinkTokens, std::min(sinks, cache.size()));
         }
         // What a step needs (the sinks, the W − 1 before it, its at most W tokens) plus one block
         // of spare rows, whatever the length.
@@ -88,9 +89,10 @@ class TestSlidingWindow : public QObject {
         QVERIFY(!cache.full());
         QVERIFY_THROWS_EXCEPTION(Error, cache.reserve(window + 1));
 
-        QCOMPARE(cache.truncate(position - 2), position - 2);  // inside the window: kept
-        QCOMPARE(cache.size(), int64_t(8));
-        QCOMPARE(cache.truncate(100), int64_t(0));  // evicted: nothing can be kept
+        // A prefix can be kept while the token after it finds its W − 1 predecessors held.
+        QCOMPARE(cache.truncate(position - 1), position - 1);
+        QCOMPARE(cache.size(), int64_t(9));
+        QCOMPARE(cache.truncate(position - 2), int64_t(0));  // position − 7 was evicted
         QCOMPARE(cache.nextPosition(), int64_t(0));
     }
 
@@ -243,9 +245,10 @@ class TestSlidingWindow : public QObject {
         for (size_t i = 0; i < 15; ++i)
             generator.step(std::span(ids).subspan(i, 1), logits);
         QCOMPARE(generator.keepCommonPrefix(ids), int64_t(15));  // nothing evicted needed
-        // 11 of the 15 positions: 0, 1 and 7..10 are still held (5 were evicted).
-        QCOMPARE(generator.keepCommonPrefix(std::span(ids).first(12)), int64_t(11));
-        QCOMPARE(generator.keepCommonPrefix(std::span(ids).first(6)), int64_t(0));
+        // Held: 0, 1 and 7..14. Position 14 would see 7..13 again: kept; position 11 would need
+        // 4..10, of which 4..6 are gone: the cache starts over.
+        QCOMPARE(generator.keepCommonPrefix(std::span(ids).first(15)), int64_t(14));
+        QCOMPARE(generator.keepCommonPrefix(std::span(ids).first(12)), int64_t(0));
         QCOMPARE(generator.tokenCount(), int64_t(0));
         QCOMPARE(generator.cachedTokens(), int64_t(0));
     }

@@ -469,6 +469,10 @@
         <source>the comparison was cancelled</source>
         <translation>比较已取消</translation>
     </message>
+    <message>
+        <source>beam search keeps every beam's whole KV cache: turn the sliding window off (Device menu) to search with beams</source>
+        <translation>束搜索要为每条束保留完整的 KV 缓存：请先关闭滑动窗口（设备菜单）再用束搜索</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::KvCacheMenu</name>

@@ -380,4 +380,6 @@ ZH_CN = {
     'A sliding KV cache of the last N tokens (0: none; this run).': '保留最近 N 个词元的滑动 KV 缓存（0：不用；仅本次运行）。',
     'The first tokens a sliding KV cache keeps (default 4).': '滑动 KV 缓存保留的最前面的词元数（默认 4）。',
     'After the generation, compare the last step with an exact KV cache.': '生成结束后，把最后一步与精确的 KV 缓存比较。',
+    "beam search keeps every beam's whole KV cache: turn the sliding window off (Device menu) to search with beams":
+        '束搜索要为每条束保留完整的 KV 缓存：请先关闭滑动窗口（设备菜单）再用束搜索',
 }

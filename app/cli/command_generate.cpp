@@ -42,6 +42,10 @@ int runBeamSearch(const Arguments& args, GenerationSetup& setup, const std::vect
     options.stopIds = setup.tokenizer.eosIds();
     options.sampleableCount = setup.tokenizer.tokenCount();
     const std::unique_ptr<ForwardBackend> backend = setup.makeBackend();
+    if (backend->slidingWindow() > 0)
+        throw UsageError(
+            "--beams keeps every beam's whole KV cache: it cannot be combined with "
+            "--window");
     if (int64_t(ids.size()) + setup.maxTokens > backend->contextSize())
         throw Error("the prompt (" + std::to_string(ids.size()) + " tokens) and --max-tokens " +
                     std::to_string(setup.maxTokens) + " do not fit the context of " +

@@ -52,10 +52,8 @@ GeneratorOptions backendOptions(const Arguments& args, bool attentionIsKernel) {
 namespace {
 
 void requireMemoryForCpu(const ModelFiles& files, const GeneratorOptions& options) {
-    const int64_t context = options.window > 0
-                                ? options.window + options.sinks
-                                : resolveContextSize(files.config, options.contextSize);
-    requireMemory(estimateMemory(files.config, files.weightBytes(), context, 512, options.kvType),
+    requireMemory(estimateMemory(files.config, files.weightBytes(),
+                                 cacheRowsAtMost(files.config, options), 512, options.kvType),
                   availableMemoryBytes(), files.path);
 }
 

@@ -26,7 +26,7 @@ CacheComparisonBar::CacheComparisonBar(EngineWorker* worker, QWidget* parent)
         result_->setText(tr("Running the sequence again with an exact f32 cache…"));
         QMetaObject::invokeMethod(worker_, "compareWithExactCache", Qt::QueuedConnection);
     });
-    connect(worker_, &EngineWorker::cacheCompared, this, &CacheComparisonBar::show);
+    connect(worker_, &EngineWorker::cacheCompared, this, &CacheComparisonBar::showResult);
     retranslate();
 }
 
@@ -34,7 +34,7 @@ QString CacheComparisonBar::resultText() const {
     return result_->text();
 }
 
-void CacheComparisonBar::show(const CacheComparisonSummary& summary) {
+void CacheComparisonBar::showResult(const CacheComparisonSummary& summary) {
     compare_->setEnabled(true);
     if (!summary.error.isEmpty()) {
         result_->setText(tr("No comparison: %1").arg(summary.error));

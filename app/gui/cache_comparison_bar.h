@@ -24,7 +24,7 @@ class CacheComparisonBar : public QWidget {
 
   private:
     void retranslate();
-    void show(const CacheComparisonSummary& summary);
+    void showResult(const CacheComparisonSummary& summary);
 
     EngineWorker* worker_;
     QPushButton* compare_;

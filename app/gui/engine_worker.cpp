@@ -183,18 +183,24 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         ModelFiles files = openModelFiles(path.toStdString());
         const ModelConfig c = files.config;  // files move into the model below
         const int64_t context = resolveContextSize(c, contextSize);
-        // The CPU's cache as it will be: its type, and a window's size instead of the context.
+        options.contextSize = context;
+        // The CPU's cache as it will be (its type and window, checked before the weights are
+        // read); a GPU keeps an f32 cache of the context.
         const KvCacheLayout layout = kvCacheLayout();
-        const bool cpuLayout = !options.device.isCuda();
-        const MemoryEstimate estimate = estimateMemory(
-            c, files.weightBytes(),
-            cpuLayout && layout.window > 0 ? int64_t(layout.window + layout.sinks) : context, 512,
-            cpuLayout ? layout.type : KvType::F32);
+        GeneratorOptions cpuOptions = options;
+        cpuOptions.device = {};
+        cpuOptions.kvType = layout.type;
+        cpuOptions.window = layout.window;
+        cpuOptions.sinks = layout.sinks;
+        const bool onCpu = !options.device.isCuda();
+        const MemoryEstimate estimate =
+            estimateMemory(c, files.weightBytes(), onCpu ? cacheRowsAtMost(c, cpuOptions) : context,
+                           512, onCpu ? layout.type : KvType::F32);
         const std::optional<int64_t> available = availableMemoryBytes();
         emit loadPlanned({path, estimate.weightBytes, estimate.kvCacheBytes, estimate.workBytes,
                           context, available.value_or(-1)});
         // On a GPU the weights live in GPU memory, which the backend checks before uploading.
-        if (!options.device.isCuda() && available && estimate.total() > *available)
+        if (onCpu && available && estimate.total() > *available)
             throw Error(tr("%1 needs %2 MB (weights %3 MB + KV cache %4 MB at %5 tokens), but only "
                            "%6 MB of memory are free; choose a smaller context or close programs")
                             .arg(path)
@@ -212,7 +218,6 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
             return;
         }
         auto model = std::make_unique<Model>(std::move(files), !options.device.isCuda());
-        options.contextSize = context;
         QString deviceNote;
         std::shared_ptr<ForwardBackend> backend;
         if (options.device.isCuda()) {
@@ -224,10 +229,6 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
                 model->placeForCpu();
             }
         }
-        GeneratorOptions cpuOptions = options;
-        cpuOptions.kvType = layout.type;
-        cpuOptions.window = layout.window;
-        cpuOptions.sinks = layout.sinks;
         if (!backend)
             backend = makeForwardBackend(*model, cpuOptions);
         auto tokenizer = std::make_shared<Tokenizer>(model->files());
@@ -256,7 +257,10 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         chat_ = std::move(chat);
         backend_ = std::move(backend);  // the old backend refers to the old model: it goes first
         backendOptions_ = options;
-        backendLayout_ = layout;
+        backendLayout_ = options.device.isCuda() ? KvCacheLayout{} : layout;
+        requestedLayout_ = layout;
+        if (options.device.isCuda() && !(layout == KvCacheLayout{}))
+            emit notice(gpuCacheNotice());
         cachedIds_.clear();
         model_ = std::move(model);
         tokenizer_ = std::move(tokenizer);
@@ -335,24 +339,32 @@ KvCacheLayout EngineWorker::kvCacheLayout() const {
     return layout_;
 }
 
+QString EngineWorker::gpuCacheNotice() {
+    return tr(
+        "The GPU keeps an f32 KV cache without a sliding window: int8 and f16 caches and "
+        "windows apply when the model runs on the CPU.");
+}
+
 void EngineWorker::applyKvCacheLayout() {
     const KvCacheLayout wanted = kvCacheLayout();
-    if (wanted == backendLayout_)
+    if (wanted == requestedLayout_)
         return;
-    backendLayout_ = wanted;
     if (backendOptions_.device.isCuda()) {
+        requestedLayout_ = wanted;  // said once per request
         if (!(wanted == KvCacheLayout{}))
-            emit notice(
-                tr("The GPU keeps an f32 KV cache without a sliding window: int8 and f16 "
-                   "caches and windows apply when the model runs on the CPU."));
+            emit notice(gpuCacheNotice());
         return;
     }
     GeneratorOptions options = backendOptions_;
     options.kvType = wanted.type;
     options.window = wanted.window;
     options.sinks = wanted.sinks;
+    // Made first: a layout this model cannot take (a window past its context) leaves the cache in
+    // use as it was, and is refused again at the next generation.
+    std::shared_ptr<ForwardBackend> backend = makeForwardBackend(*model_, options);
     cachedIds_.clear();
-    backend_ = makeForwardBackend(*model_, options);
+    backend_ = std::move(backend);
+    backendLayout_ = requestedLayout_ = wanted;
 }
 
 void EngineWorker::compareWithExactCache() {
@@ -484,6 +496,10 @@ void EngineWorker::rememberRun(const TokenizationInfo& sequence, size_t promptTo
 
 void EngineWorker::runBeamSearch(const TokenizationInfo& sequence, size_t promptTokens,
                                  int maxNewTokens, BeamChoice choice) {
+    if (backend_->slidingWindow() > 0)
+        throw Error(tr("beam search keeps every beam's whole KV cache: turn the sliding window off "
+                       "(Device menu) to search with beams")
+                        .toStdString());
     control_.clearCancel();
     probe_->setGeneratedFrom(promptTokens);
     ProbeSet probes;
@@ -596,6 +612,9 @@ void EngineWorker::recomputeAttention(int layer, quint64 serial) {
     AttentionRecomputeOptions options;
     options.layer = layer;
     options.budgetBytes = kAttentionBudgetBytes;
+    options.kvType = backendLayout_.type;
+    options.window = backendLayout_.window;
+    options.sinks = backendLayout_.sinks;
     try {
         const bool complete = inferlens::recomputeAttention(*model_, lastTokens_, probes, options,
                                                             &recomputeControl_);

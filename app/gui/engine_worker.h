@@ -240,6 +240,7 @@ class EngineWorker : public QObject {
     std::optional<SamplingParams> takePendingSampling();
     // Rebuilds backend_ with the layout asked for, when it differs from the one it has.
     void applyKvCacheLayout();
+    static QString gpuCacheNotice();
     void retain(std::shared_ptr<const RetainedStep> step);
 
     std::unique_ptr<Model> model_;
@@ -265,7 +266,8 @@ class EngineWorker : public QObject {
     std::atomic<bool> keepCache_{true};
     mutable std::mutex layoutMutex_;
     KvCacheLayout layout_;             // asked for (UI thread)
-    KvCacheLayout backendLayout_;      // what backend_ was made with
+    KvCacheLayout requestedLayout_;    // the request backend_ was last made (or refused) for
+    KvCacheLayout backendLayout_;      // what backend_'s cache is (a GPU's: f32, no window)
     GeneratorOptions backendOptions_;  // backend_'s device, context and threads
     // The tokens whose K/V backend_'s cache holds (the last generation's history), and the kernel
     // that computed them; empty when the cache holds nothing reusable.

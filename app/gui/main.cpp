@@ -114,10 +114,18 @@ int main(int argc, char** argv) {
     options.beams = parser.value(beams).toInt();
     options.grammar = parser.value(grammar);
     options.kvType = parser.value(kvType);
-    if (parser.isSet(windowOption))
-        options.window = parser.value(windowOption).toInt();
-    if (parser.isSet(sinks))
-        options.sinks = parser.value(sinks).toInt();
+    for (const auto& [option, target] :
+         {std::pair{&windowOption, &options.window}, std::pair{&sinks, &options.sinks}}) {
+        if (!parser.isSet(*option))
+            continue;
+        bool number = false;
+        *target = parser.value(*option).toInt(&number);
+        if (!number || *target < 0) {
+            std::fprintf(stderr, "inferlens: --%s needs a number of tokens, not '%s'\n",
+                         qPrintable(option->names().first()), qPrintable(parser.value(*option)));
+            return 2;
+        }
+    }
     options.compareCache = parser.isSet(compareCache);
 
     inferlens::gui::MainWindow window(options);

@@ -29,10 +29,15 @@ bool recomputeAttention(const Model& model, std::span<const int32_t> tokens, Pro
     int64_t wantedHeads = 0;
     for (int64_t head = 0; head < c.headCount; ++head)
         wantedHeads += probes.wantsAttention(options.layer, head) ? 1 : 0;
-    const int64_t chunk = attentionChunkRows(wantedHeads, count, options.budgetBytes);
+    // A sliding cache takes at most a window per step.
+    const bool slides = options.window > 0;
+    const int64_t chunk = std::min(attentionChunkRows(wantedHeads, count, options.budgetBytes),
+                                   slides ? options.window : count);
 
     // Layers past the one asked for are never run, so the cache needs only layers 0 .. layer.
-    KvCache cache(options.layer + 1, c.kvHeadCount, c.headCount, c.headDim, count);
+    KvCache cache(options.layer + 1, c.kvHeadCount, c.headCount, c.headDim,
+                  slides ? options.sinks + options.window : count,
+                  {options.kvType, slides, options.sinks});
     ThreadPool pool(options.threads);
     ForwardScratch scratch(c);
     scratch.pool = &pool;
@@ -45,7 +50,8 @@ bool recomputeAttention(const Model& model, std::span<const int32_t> tokens, Pro
             model.embed(tokens[size_t(first + i)],
                         std::span(residual).subspan(size_t(i) * hidden, hidden));
         cache.reserve(rows);
-        AttentionCapture capture(probes, 0, first, rows);
+        AttentionCapture capture(probes, 0, first, rows, slides ? options.sinks : 0,
+                                 options.window);
         for (int64_t layer = 0; layer <= options.layer; ++layer) {
             if (control != nullptr && !control->checkpoint())
                 return false;

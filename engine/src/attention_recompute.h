@@ -2,11 +2,13 @@
 // Attention of one layer over a sequence that has already been generated: how a viewer gets the
 // past rows of a head it did not capture live (the GUI captures at full resolution only the head
 // on screen, and asks again when the selection changes). Only layers 0 .. layer run, on a fresh
-// cache, in chunks of query rows so that the captured blocks stay within a memory budget.
+// cache like the generation's (type and window), in chunks of query rows so that the captured
+// blocks stay within a memory budget.
 
 #include <cstdint>
 #include <span>
 
+#include "backend/cpu/kv_rows.h"
 #include "generation_control.h"
 #include "models/model.h"
 #include "probe.h"
@@ -18,6 +20,11 @@ struct AttentionRecomputeOptions {
     int threads = 0;  // 0: one per hardware thread
     // Most bytes the blocks of one chunk may hold (all wanted heads × chunk rows × keys × 4).
     int64_t budgetBytes = int64_t(256) << 20;
+    // The KV cache the generation ran with, so that the weights are the ones it used: its type,
+    // and a sliding window of `window` tokens after `sinks` (window 0: none).
+    KvType kvType = KvType::F32;
+    int64_t window = 0;
+    int64_t sinks = 0;
 };
 
 // Runs `tokens` through layers 0 .. options.layer and delivers to `probes` the attention blocks

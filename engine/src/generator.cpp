@@ -31,17 +31,27 @@ int64_t resolveContextSize(const ModelConfig& config, int64_t requested) {
     return requested;
 }
 
-std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
-                                                   const GeneratorOptions& options) {
+int64_t cacheCapacity(const ModelConfig& config, const GeneratorOptions& options) {
     if (options.window < 0 || options.sinks < 0 || (options.window == 0 && options.sinks > 0))
         throw Error("a sliding window needs a positive --window, and --sinks at least 0");
+    if (options.window == 0)
+        return resolveContextSize(config, options.contextSize);
     const int64_t cached = options.window + options.sinks;
-    if (options.window > 0 && cached > model.config().contextLength)
+    if (cached > config.contextLength)
         throw Error("a window of " + std::to_string(options.window) + " tokens after " +
                     std::to_string(options.sinks) + " sinks exceeds the model's context of " +
-                    std::to_string(model.config().contextLength) + " tokens");
-    const int64_t context =
-        options.window > 0 ? cached : resolveContextSize(model.config(), options.contextSize);
+                    std::to_string(config.contextLength) + " tokens");
+    return cached;
+}
+
+int64_t cacheRowsAtMost(const ModelConfig& config, const GeneratorOptions& options) {
+    return kvCacheRowsAtMost(cacheCapacity(config, options),
+                             {options.kvType, options.window > 0, options.sinks});
+}
+
+std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
+                                                   const GeneratorOptions& options) {
+    const int64_t context = cacheCapacity(model.config(), options);
     if (options.device.isCuda()) {
         if (options.kvType != KvType::F32 || options.window > 0)
             throw Error(

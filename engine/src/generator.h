@@ -41,6 +41,11 @@ std::unique_ptr<ForwardBackend> makeForwardBackend(const Model& model,
 // The KV cache's capacity for a requested context size: 0 gives the model's context, at most
 // 4096 tokens. Throws Error for a negative size or one beyond the model's context.
 int64_t resolveContextSize(const ModelConfig& config, int64_t requested);
+// The tokens the CPU's KV cache for `options` holds: the resolved context, or a sliding window's
+// sinks + window. Throws Error for a window that is negative or beyond the model's context.
+int64_t cacheCapacity(const ModelConfig& config, const GeneratorOptions& options);
+// The rows it may allocate (what memory estimates count; kvCacheRowsAtMost).
+int64_t cacheRowsAtMost(const ModelConfig& config, const GeneratorOptions& options);
 
 struct Generation {
     std::vector<int32_t> tokens;  // the new tokens only
@@ -105,7 +110,8 @@ class Generator {
     // The whole outer loop: the prompt, then chosen tokens until one of `stopTokens`,
     // `maxNewTokens` new tokens, a full context, or cancellation. The last chosen token is
     // returned but not run (a following turn feeds it with its own tokens). A sliding cache takes
-    // a prompt longer than its window in steps of the window.
+    // a prompt longer than its window in steps of the window (cancelled between two, the steps
+    // that ran are kept).
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                         TokenChooser& chooser, const std::unordered_set<int32_t>& stopTokens);
     void reset();

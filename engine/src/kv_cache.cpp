@@ -16,9 +16,7 @@ KvCache::KvCache(int64_t layerCount, int64_t kvHeadCount, int64_t headCount, int
       capacity_(capacity),
       options_(options),
       rowBytes_(kvRowBytes(options.type, kvHeadCount, headDim)),
-      // A sliding cache holds, during a step, the window's last W − 1 tokens before it and the
-      // step's at most W tokens.
-      storageRows_(options.slides ? 2 * capacity - options.sinks - 1 + kGrowthTokens : capacity),
+      storageRows_(kvCacheRowsAtMost(capacity, options)),
       keys_(layerCount),
       values_(layerCount) {
     if (capacity < 1)
@@ -120,19 +118,27 @@ int64_t KvCache::truncate(int64_t tokens) {
     if (tokens < 0 || tokens > nextPosition())
         throw Error("cannot keep " + std::to_string(tokens) + " of the " +
                     std::to_string(nextPosition()) + " tokens in the KV cache");
-    if (evicted_ > 0 && tokens < options_.sinks + evicted_) {
-        clear();  // some of the positions to keep are gone
+    // The next token, at position `tokens`, must find the W − 1 positions before it (or all of
+    // them, when it is that close to the sinks) still held.
+    if (evicted_ > 0 && tokens - (window() - 1) < options_.sinks + evicted_) {
+        clear();
         return 0;
     }
     size_ = tokens - evicted_;
     return tokens;
 }
 
+int64_t kvCacheRowsAtMost(int64_t capacity, const KvCacheOptions& options) {
+    // A sliding cache holds, during a step, the W − 1 tokens before it and the step's at most W.
+    constexpr int64_t kSpareRows = 256;
+    return options.slides ? 2 * capacity - options.sinks - 1 + kSpareRows : capacity;
+}
+
 KvCacheStats KvCache::stats() const {
     KvCacheStats stats = kvCacheStats(layerCount_, kvHeadCount_, headCount_, headDim_, size_,
                                       capacity_, allocatedRows_, options_.type);
     stats.slides = options_.slides;
-    stats.sinkTokens = options_.slides ? options_.sinks : 0;
+    stats.sinkTokens = options_.slides ? std::min(options_.sinks, size_) : 0;
     stats.evictedTokens = evicted_;
     return stats;
 }

@@ -58,6 +58,11 @@ KvCacheStats kvCacheStats(int64_t layerCount, int64_t kvHeadCount, int64_t headC
                           int64_t headDim, int64_t tokens, int64_t capacity,
                           int64_t allocatedTokens, KvType type = KvType::F32);
 
+// Rows a cache of `capacity` tokens allocates at most in each layer: the capacity, or for a
+// sliding cache what a step needs (the sinks, the W − 1 tokens before the step and its W) plus a
+// block of spare rows (see KvCache).
+int64_t kvCacheRowsAtMost(int64_t capacity, const KvCacheOptions& options);
+
 class KvCache {
   public:
     // `capacity`: the tokens held at most (with options.slides, the sinks plus the window).
@@ -89,7 +94,7 @@ class KvCache {
     void clear();  // forgets all tokens; keeps the allocation
     // Keeps the first `tokens` positions (0 ≤ tokens ≤ nextPosition()) and forgets the rest;
     // keeps the allocation. Returns how many were kept: `tokens`, or 0 when the window has
-    // already evicted some of them (they must be computed again).
+    // evicted some that the next token would see (they must be computed again).
     int64_t truncate(int64_t tokens);
     KvCacheStats stats() const;
 

@@ -113,6 +113,9 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
             const int64_t keyEnd = firstRow + row0 + rows;  // the last row's keys, exclusive
             for (int64_t key0 = 0; key0 < keyEnd; key0 += kKeyBlock) {
                 const int64_t keysHere = std::min(kKeyBlock, keyEnd - key0);
+                // A block a window hides from the item's first row is hidden from all its rows.
+                if (key0 >= layout.sinks && key0 + keysHere <= layout.windowStart(firstRow + row0))
+                    continue;
                 int64_t keyStride, valueStride;
                 const float* keyRows =
                     groupRows(keys, key0, keysHere, group, r.keyBlock, keyStride);

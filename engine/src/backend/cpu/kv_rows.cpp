@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/simd_x86.h"
@@ -40,14 +41,23 @@ void encodeHead(KvType type, const float* in, int64_t headDim, std::byte* out) {
             return;
         case KvType::Int8: {
             float largest = 0;
-            for (int64_t d = 0; d < headDim; ++d)
+            bool nan = false;
+            for (int64_t d = 0; d < headDim; ++d) {
+                nan |= std::isnan(in[d]);
                 largest = std::max(largest, std::fabs(in[d]));
-            const float step = largest / 127.0f;
+            }
+            // A NaN spoils its whole head (as it would every score it enters), an infinity too
+            // (0 · ∞); a head too small for 1 / step to be finite is stored as zeros.
+            const float step = nan ? std::numeric_limits<float>::quiet_NaN() : largest / 127.0f;
             std::memcpy(out, &step, sizeof step);
-            const float inverse = step > 0 ? 1.0f / step : 0.0f;
+            const float inverse = step > 0 && std::isfinite(1.0f / step) ? 1.0f / step : 0.0f;
             auto* numbers = reinterpret_cast<int8_t*>(out + kScaleBytes);
-            for (int64_t d = 0; d < headDim; ++d)
-                numbers[d] = int8_t(std::clamp(std::lround(in[d] * inverse), -127L, 127L));
+            for (int64_t d = 0; d < headDim; ++d) {
+                const float scaled = in[d] * inverse;  // not finite only beside a NaN or ∞
+                numbers[d] = std::isfinite(scaled)
+                                 ? int8_t(std::clamp(std::lround(scaled), -127L, 127L))
+                                 : 0;
+            }
             return;
         }
     }
