@@ -120,11 +120,7 @@ int runBench(const Words& words) {
     std::vector<float> logits(static_cast<size_t>(vocab));
 
     const auto start = Clock::now();
-    // A sliding cache takes the prompt in steps of its window.
-    const size_t chunk = window > 0 ? size_t(window) : prompt.size();
-    for (size_t first = 0; first < prompt.size(); first += chunk)
-        generator.step(std::span(prompt).subspan(first, std::min(chunk, prompt.size() - first)),
-                       logits);
+    generator.prefill(prompt, logits);  // a sliding cache: in steps of its window
     int32_t next = argmax(logits);
     const auto firstToken = Clock::now();
     for (int64_t i = 1; i < genTokens; ++i) {

@@ -29,12 +29,7 @@ int runLogits(const Words& words) {
     // logits.
     const auto vocab = size_t(model.config().vocabSize);
     std::vector<float> logits(ids.size() * vocab);
-    const size_t chunk = window > 0 ? size_t(window) : ids.size();
-    for (size_t first = 0; first < ids.size(); first += chunk) {
-        const size_t count = std::min(chunk, ids.size() - first);
-        generator.step(std::span(ids).subspan(first, count),
-                       std::span(logits).subspan(first * vocab, count * vocab));
-    }
+    generator.prefill(ids, logits);
     writeNpyFloat32(out, {int64_t(ids.size()), int64_t(vocab)}, logits);
     std::printf("wrote %s: logits [%zu, %lld]; greedy next token after the last id: %d\n",
                 out.c_str(), ids.size(), static_cast<long long>(vocab),

@@ -139,6 +139,20 @@ bool Generator::step(std::span<const int32_t> tokens, std::span<float> logits) {
     return true;
 }
 
+bool Generator::prefill(std::span<const int32_t> tokens, std::span<float> logits) {
+    const auto vocab = size_t(config().vocabSize);
+    const bool everyRow = logits.size() == tokens.size() * vocab;  // else step() checks it
+    const int64_t window = slidingWindow();
+    const size_t chunk = window > 0 ? size_t(window) : tokens.size();
+    for (size_t first = 0; first < tokens.size(); first += chunk) {
+        const size_t count = std::min(chunk, tokens.size() - first);
+        if (!step(tokens.subspan(first, count),
+                  everyRow ? logits.subspan(first * vocab, count * vocab) : logits))
+            return false;
+    }
+    return true;
+}
+
 bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition, StepEvent& event,
                           std::span<float> logits, int64_t logitRows) {
     const ModelConfig& c = config();
@@ -180,10 +194,8 @@ Generation Generator::generate(std::span<const int32_t> prompt, int64_t maxNewTo
     if (window == 0 && int64_t(prompt.size()) > contextSize() - tokenCount())
         return finish(std::move(result), FinishReason::ContextFull);
     std::vector<float> logits(size_t(config().vocabSize));
-    const size_t chunk = window > 0 ? size_t(window) : prompt.size();
-    for (size_t first = 0; first < prompt.size(); first += chunk)
-        if (!step(prompt.subspan(first, std::min(chunk, prompt.size() - first)), logits))
-            return finish(std::move(result), FinishReason::Cancelled);
+    if (!prefill(prompt, logits))
+        return finish(std::move(result), FinishReason::Cancelled);
     chooser.begin(history_.size(), maxNewTokens);
     while (int64_t(result.tokens.size()) < maxNewTokens) {
         const bool traced = probes_->wantsSampling();

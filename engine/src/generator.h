@@ -107,11 +107,14 @@ class Generator {
     // when cancelled (nothing of the step is kept). Throws Error if the tokens do not fit (with a
     // sliding cache: if they are more than its window).
     bool step(std::span<const int32_t> tokens, std::span<float> logits);
+    // step() over tokens of any number: one step, or with a sliding cache as many steps of its
+    // window as they need (cancelled between two, the steps that ran are kept). `logits` as for
+    // step(): the last token's row, or one row per token.
+    bool prefill(std::span<const int32_t> tokens, std::span<float> logits);
     // The whole outer loop: the prompt, then chosen tokens until one of `stopTokens`,
     // `maxNewTokens` new tokens, a full context, or cancellation. The last chosen token is
-    // returned but not run (a following turn feeds it with its own tokens). A sliding cache takes
-    // a prompt longer than its window in steps of the window (cancelled between two, the steps
-    // that ran are kept).
+    // returned but not run (a following turn feeds it with its own tokens). The prompt runs by
+    // prefill().
     Generation generate(std::span<const int32_t> prompt, int64_t maxNewTokens,
                         TokenChooser& chooser, const std::unordered_set<int32_t>& stopTokens);
     void reset();

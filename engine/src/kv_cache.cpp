@@ -48,9 +48,7 @@ void KvCache::reserve(int64_t count) {
     }
     if (origin_ > 0 && origin_ + size_ + count > storageRows_) {
         // Out of spare rows: slide the held rows back to the start.
-        for (int64_t layer = 0; layer < layerCount_; ++layer)
-            for (auto* rows : {&keys_[size_t(layer)], &values_[size_t(layer)]})
-                std::memmove(rows->data(), rowAt(*rows, 0), size_t(size_ * rowBytes_));
+        moveStorageRows(origin_, 0, size_);
         origin_ = 0;
     }
     const int64_t needed = origin_ + size_ + count;
@@ -68,13 +66,17 @@ void KvCache::evict(int64_t count) {
     if (count == 0)
         return;
     // The oldest `count` rows after the sinks go: the sinks move forward over them.
-    const int64_t sinks = std::min(options_.sinks, size_);
-    for (int64_t layer = 0; layer < layerCount_; ++layer)
-        for (auto* rows : {&keys_[size_t(layer)], &values_[size_t(layer)]})
-            std::memmove(rowAt(*rows, count), rowAt(*rows, 0), size_t(sinks * rowBytes_));
+    moveStorageRows(origin_, origin_ + count, std::min(options_.sinks, size_));
     origin_ += count;
     size_ -= count;
     evicted_ += count;
+}
+
+void KvCache::moveStorageRows(int64_t from, int64_t to, int64_t count) {
+    for (int64_t layer = 0; layer < layerCount_; ++layer)
+        for (std::vector<std::byte>* rows : {&keys_[size_t(layer)], &values_[size_t(layer)]})
+            std::memmove(rows->data() + to * rowBytes_, rows->data() + from * rowBytes_,
+                         size_t(count * rowBytes_));
 }
 
 std::byte* KvCache::rowAt(std::vector<std::byte>& rows, int64_t row) {

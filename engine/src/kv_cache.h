@@ -101,6 +101,9 @@ class KvCache {
   private:
     static constexpr int64_t kGrowthTokens = 256;
     void evict(int64_t count);
+    // In every layer's K and V storage (rows from its start, not from origin_), overlapping or
+    // not.
+    void moveStorageRows(int64_t from, int64_t to, int64_t count);
     std::byte* rowAt(std::vector<std::byte>& rows, int64_t row);
 
     int64_t layerCount_, kvHeadCount_, headCount_, headDim_, capacity_;

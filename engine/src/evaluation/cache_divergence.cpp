@@ -23,16 +23,20 @@ std::vector<double> logSoftmax(std::span<const float> logits) {
     return out;
 }
 
+// KL(P‖Q) of two log-distributions of the same length.
+double klOfLogs(const std::vector<double>& logP, const std::vector<double>& logQ) {
+    double kl = 0;
+    for (size_t i = 0; i < logP.size(); ++i)
+        kl += std::exp(logP[i]) * (logP[i] - logQ[i]);
+    return std::max(kl, 0.0);  // rounding can leave a tiny negative for equal rows
+}
+
 }  // namespace
 
 double klDivergence(std::span<const float> referenceLogits, std::span<const float> testLogits) {
     if (referenceLogits.size() != testLogits.size() || referenceLogits.empty())
         throw Error("the two logit rows to compare differ in length");
-    const std::vector<double> p = logSoftmax(referenceLogits), q = logSoftmax(testLogits);
-    double kl = 0;
-    for (size_t i = 0; i < p.size(); ++i)
-        kl += std::exp(p[i]) * (p[i] - q[i]);
-    return std::max(kl, 0.0);  // rounding can leave a tiny negative for equal rows
+    return klOfLogs(logSoftmax(referenceLogits), logSoftmax(testLogits));
 }
 
 std::optional<CacheComparison> compareWithExactCache(const Model& model,
@@ -42,21 +46,20 @@ std::optional<CacheComparison> compareWithExactCache(const Model& model,
                                                      GenerationControl* control) {
     if (history.empty())
         throw Error("there is no step to compare");
-    GeneratorOptions options;
-    options.contextSize = std::min<int64_t>(model.config().contextLength,
-                                            std::max<int64_t>(int64_t(history.size()), 1));
     if (int64_t(history.size()) > model.config().contextLength)
         throw Error("the sequence (" + std::to_string(history.size()) +
                     " tokens) is longer than the model's context: no exact cache can hold it");
+    GeneratorOptions options;
+    options.contextSize = int64_t(history.size());
     options.threads = threads;
     options.attention = kernel;
     Generator shadow(model, options, nullptr, control);
     std::vector<float> exact(logits.size());
     if (!shadow.step(history, exact))
         return std::nullopt;
-    CacheComparison comparison;
-    comparison.klDivergence = klDivergence(exact, logits);
     const std::vector<double> p = logSoftmax(exact), q = logSoftmax(logits);
+    CacheComparison comparison;
+    comparison.klDivergence = klOfLogs(p, q);
     for (size_t i = 0; i < p.size(); ++i)
         comparison.largestDifference =
             std::max(comparison.largestDifference, std::fabs(std::exp(p[i]) - std::exp(q[i])));

@@ -31,13 +31,10 @@ int64_t headBytes(KvType type, int64_t headDim) {
 void encodeHead(KvType type, const float* in, int64_t headDim, std::byte* out) {
     switch (type) {
         case KvType::F32:
-            std::memcpy(out, in, size_t(headDim) * sizeof(float));
+            encodeRow(DType::F32, {in, size_t(headDim)}, out);
             return;
         case KvType::F16:
-            for (int64_t d = 0; d < headDim; ++d) {
-                const uint16_t half = floatToHalf(in[d]);
-                std::memcpy(out + 2 * d, &half, 2);
-            }
+            encodeRow(DType::F16, {in, size_t(headDim)}, out);
             return;
         case KvType::Int8: {
             float largest = 0;
@@ -99,30 +96,25 @@ bool vectorDecoding() {
 }
 
 void decodeHeadAt(KvType type, const std::byte* in, int64_t headDim, float* out) {
-#if defined(__x86_64__)
-    if (type != KvType::F32 && vectorDecoding()) {
-        if (type == KvType::F16) {
-            decodeHalvesAvx2(in, headDim, out);
-        } else {
-            float step;
-            std::memcpy(&step, in, sizeof step);
-            decodeBytesAvx2(reinterpret_cast<const int8_t*>(in + kScaleBytes), headDim, step, out);
-        }
-        return;
-    }
-#endif
     switch (type) {
         case KvType::F32:
-            std::memcpy(out, in, size_t(headDim) * sizeof(float));
+            decodeRow(DType::F32, in, {out, size_t(headDim)});
             return;
         case KvType::F16:
-            for (int64_t d = 0; d < headDim; ++d)
-                out[d] = loadF16(in, d);
+#if defined(__x86_64__)
+            if (vectorDecoding())
+                return decodeHalvesAvx2(in, headDim, out);
+#endif
+            decodeRow(DType::F16, in, {out, size_t(headDim)});
             return;
         case KvType::Int8: {
             float step;
             std::memcpy(&step, in, sizeof step);
             const auto* numbers = reinterpret_cast<const int8_t*>(in + kScaleBytes);
+#if defined(__x86_64__)
+            if (vectorDecoding())
+                return decodeBytesAvx2(numbers, headDim, step, out);
+#endif
             for (int64_t d = 0; d < headDim; ++d)
                 out[d] = float(numbers[d]) * step;
             return;
