@@ -19,6 +19,9 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cache="${INFERLENS_CACHE_DIR:-$root/.cache}"
 downloads="$cache/pypi"
 mkdir -p "$downloads" "$cache/models"
+# Tests run in parallel and may ask for the same file at once: one fetch at a time.
+exec 9> "$cache/.fetch.lock"
+flock 9
 
 die() { echo "fetch_pypi_files: $*" >&2; exit 1; }
 
