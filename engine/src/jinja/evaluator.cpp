@@ -1,0 +1,504 @@
+#include "jinja/evaluator.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "jinja/builtins.h"
+#include "jinja/operators.h"
+#include "jinja/strftime.h"
+
+namespace inferlens::jinja {
+
+Evaluator::Evaluator(const std::string& templateName, const RenderOptions& options)
+    : name_(templateName), options_(options) {}
+
+TaggedText Evaluator::run(const Body& body, const Variables& variables) {
+    frames_.assign(1, Frame{});
+    base_ = 0;
+    for (const auto& [key, value] : variables)
+        frames_[0][key] = value;
+    TaggedText out;
+    execute(body, out);
+    return out;
+}
+
+void Evaluator::fail(SourcePosition where, const std::string& problem) const {
+    throw JinjaError(name_, where, problem);
+}
+
+void Evaluator::step(SourcePosition where) {
+    if (++steps_ > options_.limits.maxSteps)
+        fail(where, "the template runs too long (more than " +
+                        std::to_string(options_.limits.maxSteps) + " steps)");
+}
+
+void Evaluator::checkSize(size_t bytes) const {
+    if (bytes > options_.limits.maxTextBytes)
+        throw RuntimeProblem("the rendered text would exceed " +
+                             std::to_string(options_.limits.maxTextBytes) + " bytes");
+}
+
+void Evaluator::append(TaggedText& out, const TaggedText& text) const {
+    checkSize(out.size() + text.size());
+    out.append(text);
+}
+
+// --- names and scopes ---
+
+Value Evaluator::lookup(const std::string& name) const {
+    for (size_t i = frames_.size(); i-- > base_;) {
+        const auto found = frames_[i].find(name);
+        if (found != frames_[i].end())
+            return found->second;
+    }
+    if (base_ > 0)
+        if (const auto found = frames_[0].find(name); found != frames_[0].end())
+            return found->second;
+    return builtin(name);
+}
+
+void Evaluator::assign(const std::string& name, Value value) {
+    frames_.back()[name] = std::move(value);
+}
+
+Value Evaluator::builtin(const std::string& name) const {
+    const auto make = [&](std::function<Value(const CallArguments&)> call) {
+        auto callable = std::make_shared<Callable>();
+        callable->name = name;
+        callable->call = std::move(call);
+        return Value(std::shared_ptr<const Callable>(std::move(callable)));
+    };
+    if (name == "range") {
+        const int64_t maxItems = options_.limits.maxRangeItems;
+        return make([maxItems](const CallArguments& args) {
+            const size_t n = args.positional.size();
+            if (n < 1 || n > 3)
+                throw RuntimeProblem("range expects 1 to 3 integer arguments");
+            const int64_t start = n == 1 ? 0 : integerArgument(&args.positional[0], "start");
+            const int64_t stop = integerArgument(&args.positional[n == 1 ? 0 : 1], "stop");
+            const int64_t stride = n == 3 ? integerArgument(&args.positional[2], "step") : 1;
+            if (stride == 0)
+                throw RuntimeProblem("range() arg 3 must not be zero");
+            List items;
+            for (int64_t i = start; stride > 0 ? i < stop : i > stop; i += stride) {
+                if (int64_t(items.size()) >= maxItems)
+                    throw RuntimeProblem("range() is too long");
+                items.emplace_back(i);
+            }
+            return Value(std::move(items));
+        });
+    }
+    if (name == "namespace" || name == "dict") {
+        const bool isNamespace = name == "namespace";
+        return make([isNamespace](const CallArguments& args) {
+            auto dict = std::make_shared<Dict>();
+            dict->isNamespace = isNamespace;
+            for (const Value& initial : args.positional)
+                if (initial.isDict())
+                    for (const auto& [key, value] : initial.asDict().entries)
+                        dict->set(key, value);
+            for (const auto& [key, value] : args.keywords)
+                dict->set(key, value);
+            return Value(std::move(dict));
+        });
+    }
+    if (name == "raise_exception")
+        return make([](const CallArguments& args) -> Value {
+            const Value* message = args.get(0, "message");
+            throw RuntimeProblem("the template raised an error: " +
+                                 (message != nullptr ? message->toText().text() : std::string()));
+        });
+    if (name == "strftime_now") {
+        const std::tm now = options_.now;
+        return make([now](const CallArguments& args) {
+            return Value(
+                TaggedText(formatTime(stringArgument(args.get(0, "format"), "the format"), now)));
+        });
+    }
+    return Value::undefined("'" + name + "' is undefined");
+}
+
+// --- statements ---
+
+Evaluator::Flow Evaluator::execute(const Body& body, TaggedText& out) {
+    for (const NodePtr& node : body)
+        if (const Flow flow = execute(*node, out); flow != Flow::Normal)
+            return flow;
+    return Flow::Normal;
+}
+
+Evaluator::Flow Evaluator::execute(const Node& node, TaggedText& out) {
+    step(node.where);
+    try {
+        switch (node.kind) {
+            case NodeKind::Text:
+                append(out, TaggedText(node.text));
+                break;
+            case NodeKind::Output:
+                append(out, evaluate(*node.exprs[0]).toText());
+                break;
+            case NodeKind::If:
+                for (size_t i = 0; i < node.exprs.size(); ++i)
+                    if (evaluate(*node.exprs[i]).truthy())
+                        return execute(node.bodies[i], out);
+                if (node.bodies.size() > node.exprs.size())
+                    return execute(node.bodies.back(), out);
+                break;
+            case NodeKind::For:
+                executeFor(node, out);
+                break;
+            case NodeKind::Set:
+                executeSet(node, evaluate(*node.exprs[0]));
+                break;
+            case NodeKind::SetBlock: {
+                TaggedText captured;
+                execute(node.bodies[0], captured);
+                executeSet(node, Value(std::move(captured)));
+                break;
+            }
+            case NodeKind::Macro:
+                assign(node.name, defineMacro(node));
+                break;
+            case NodeKind::CallBlock: {
+                // caller() renders the block's body where the call stands, with the caller's
+                // own parameters bound.
+                const Expr& call = *node.exprs[0];
+                const Value callee = evaluate(*call.args[0]);
+                if (!callee.isCallable())
+                    fail(call.where, "a call block needs a macro, not " + callee.typeName());
+                CallArguments args = evaluateArguments(call, 1);
+                auto caller = std::make_shared<Callable>();
+                caller->name = "caller";
+                const size_t callerBase = base_;
+                caller->call = [this, &node, callerBase](const CallArguments& callerArgs) {
+                    const size_t savedBase = base_;
+                    base_ = callerBase;
+                    frames_.emplace_back();
+                    for (size_t i = 0; i < node.parameters.size(); ++i) {
+                        const Value* v = callerArgs.get(i, node.parameters[i]);
+                        assign(node.parameters[i], v != nullptr       ? *v
+                                                   : node.defaults[i] ? evaluate(*node.defaults[i])
+                                                                      : Value());
+                    }
+                    TaggedText body;
+                    execute(node.bodies[0], body);
+                    frames_.pop_back();
+                    base_ = savedBase;
+                    return Value(std::move(body));
+                };
+                args.keywords.emplace_back(
+                    "caller", Value(std::shared_ptr<const Callable>(std::move(caller))));
+                append(out, callee.asCallable().call(args).toText());
+                break;
+            }
+            case NodeKind::FilterBlock: {
+                TaggedText captured;
+                execute(node.bodies[0], captured);
+                const Value base(std::move(captured));
+                append(out, evaluateFilter(*node.exprs[0], &base).toText());
+                break;
+            }
+            case NodeKind::Break:
+                return Flow::Break;
+            case NodeKind::Continue:
+                return Flow::Continue;
+            case NodeKind::Generation:
+                return execute(node.bodies[0], out);
+        }
+    } catch (const RuntimeProblem& problem) {
+        fail(node.where, problem.what());
+    }
+    return Flow::Normal;
+}
+
+void Evaluator::executeFor(const Node& node, TaggedText& out) {
+    List items = iterate(evaluate(*node.exprs[0]));
+    const auto bindTargets = [&](const Value& item) {
+        if (node.targets.size() == 1) {
+            assign(node.targets[0], item);
+            return;
+        }
+        const List parts = iterate(item);
+        if (parts.size() != node.targets.size())
+            fail(node.where, "cannot unpack " + std::to_string(parts.size()) + " values into " +
+                                 std::to_string(node.targets.size()) + " loop variables");
+        for (size_t i = 0; i < parts.size(); ++i)
+            assign(node.targets[i], parts[i]);
+    };
+    if (node.exprs.size() > 1 && node.exprs[1]) {  // for x in items if condition
+        List kept;
+        for (const Value& item : items) {
+            frames_.emplace_back();
+            bindTargets(item);
+            const bool keep = evaluate(*node.exprs[1]).truthy();
+            frames_.pop_back();
+            if (keep)
+                kept.push_back(item);
+        }
+        items = std::move(kept);
+    }
+    if (items.empty()) {
+        if (node.bodies.size() > 1)
+            execute(node.bodies[1], out);
+        return;
+    }
+    const int64_t length = int64_t(items.size());
+    for (int64_t i = 0; i < length; ++i) {
+        step(node.where);  // an empty body still costs: nested loops must not run unbounded
+        auto loop = std::make_shared<Dict>();
+        loop->set("index", Value(i + 1));
+        loop->set("index0", Value(i));
+        loop->set("revindex", Value(length - i));
+        loop->set("revindex0", Value(length - i - 1));
+        loop->set("first", Value(i == 0));
+        loop->set("last", Value(i == length - 1));
+        loop->set("length", Value(length));
+        loop->set("depth", Value(int64_t(1)));
+        loop->set("depth0", Value(int64_t(0)));
+        loop->set("previtem",
+                  i > 0 ? items[size_t(i - 1)] : Value::undefined("there is no previous item"));
+        loop->set("nextitem", i + 1 < length ? items[size_t(i + 1)]
+                                             : Value::undefined("there is no next item"));
+        auto cycle = std::make_shared<Callable>();
+        cycle->name = "loop.cycle";
+        cycle->call = [i](const CallArguments& args) {
+            if (args.positional.empty())
+                throw RuntimeProblem("loop.cycle needs at least one value");
+            return args.positional[size_t(i) % args.positional.size()];
+        };
+        loop->set("cycle", Value(std::shared_ptr<const Callable>(std::move(cycle))));
+        frames_.emplace_back();
+        assign("loop", Value(std::move(loop)));
+        bindTargets(items[size_t(i)]);
+        const Flow flow = execute(node.bodies[0], out);
+        frames_.pop_back();
+        if (flow == Flow::Break)
+            break;
+    }
+}
+
+void Evaluator::executeSet(const Node& node, Value value) {
+    if (!node.attribute.empty()) {
+        const Value target = lookup(node.targets[0]);
+        if (!target.isDict() || !target.asDict().isNamespace)
+            fail(node.where, "cannot assign attribute on a non-namespace object ('" +
+                                 node.targets[0] + "' is " + target.typeName() + ")");
+        target.mutableDict().set(node.attribute, std::move(value));
+        return;
+    }
+    if (node.targets.size() == 1) {
+        assign(node.targets[0], std::move(value));
+        return;
+    }
+    const List parts = iterate(value);
+    if (parts.size() != node.targets.size())
+        fail(node.where, "cannot unpack " + std::to_string(parts.size()) + " values into " +
+                             std::to_string(node.targets.size()) + " variables");
+    for (size_t i = 0; i < parts.size(); ++i)
+        assign(node.targets[i], parts[i]);
+}
+
+Value Evaluator::defineMacro(const Node& node) {
+    auto callable = std::make_shared<Callable>();
+    callable->name = node.name;
+    callable->call = [this, &node](const CallArguments& args) { return callMacro(node, args); };
+    return Value(std::shared_ptr<const Callable>(std::move(callable)));
+}
+
+Value Evaluator::callMacro(const Node& macro, const CallArguments& args) {
+    if (callDepth_ >= options_.limits.maxCallDepth)
+        throw RuntimeProblem("macros call each other too deeply (more than " +
+                             std::to_string(options_.limits.maxCallDepth) + " levels)");
+    // An error ends the whole rendering, so only the way out that returns restores the scopes.
+    const size_t savedBase = base_;
+    frames_.emplace_back();
+    base_ = frames_.size() - 1;
+    ++callDepth_;
+    List extra;
+    for (size_t i = macro.parameters.size(); i < args.positional.size(); ++i)
+        extra.push_back(args.positional[i]);
+    auto keywords = std::make_shared<Dict>();
+    for (size_t i = 0; i < macro.parameters.size(); ++i) {
+        const Value* given = args.get(i, macro.parameters[i]);
+        assign(macro.parameters[i],
+               given != nullptr ? *given
+               : macro.defaults[i]
+                   ? evaluate(*macro.defaults[i])
+                   : Value::undefined("'" + macro.parameters[i] + "' is undefined"));
+    }
+    for (const auto& [key, value] : args.keywords) {
+        if (key == "caller")
+            assign("caller", value);
+        else if (std::find(macro.parameters.begin(), macro.parameters.end(), key) ==
+                 macro.parameters.end())
+            keywords->set(key, value);
+    }
+    assign("varargs", Value(std::move(extra)));
+    assign("kwargs", Value(std::move(keywords)));
+    TaggedText body;
+    execute(macro.bodies[0], body);
+    frames_.resize(base_);
+    base_ = savedBase;
+    --callDepth_;
+    return Value(std::move(body));
+}
+
+// --- expressions ---
+
+Value Evaluator::evaluate(const Expr& expr) {
+    step(expr.where);
+    try {
+        return evaluateInner(expr);
+    } catch (const RuntimeProblem& problem) {
+        fail(expr.where, problem.what());
+    }
+}
+
+CallArguments Evaluator::evaluateArguments(const Expr& expr, size_t firstPositional) {
+    CallArguments args;
+    for (size_t i = firstPositional; i < expr.args.size(); ++i)
+        args.positional.push_back(evaluate(*expr.args[i]));
+    for (const auto& [key, value] : expr.keywords)
+        args.keywords.emplace_back(key, evaluate(*value));
+    return args;
+}
+
+Value Evaluator::evaluateFilter(const Expr& expr, const Value* base) {
+    const Value value =
+        expr.args[0] ? (expr.args[0]->kind == ExprKind::Filter ? evaluateFilter(*expr.args[0], base)
+                                                               : evaluate(*expr.args[0]))
+                     : *base;
+    const CallArguments args = evaluateArguments(expr, 1);
+    try {
+        Value result = applyFilter(expr.name, value, args);
+        if (result.isString())
+            checkSize(result.asText().size());
+        return result;
+    } catch (const RuntimeProblem& problem) {
+        fail(expr.where, problem.what());
+    }
+}
+
+Value Evaluator::evaluateBinary(const Expr& expr) {
+    const Value left = evaluate(*expr.args[0]);
+    if (expr.name == "and")
+        return left.truthy() ? evaluate(*expr.args[1]) : left;
+    if (expr.name == "or")
+        return left.truthy() ? left : evaluate(*expr.args[1]);
+    return applyOperator(expr.name, left, evaluate(*expr.args[1]), options_.limits.maxTextBytes);
+}
+
+bool Evaluator::evaluateCompare(const Expr& expr) {
+    Value left = evaluate(*expr.args[0]);
+    for (size_t i = 0; i < expr.operators.size(); ++i) {
+        Value right = evaluate(*expr.args[i + 1]);
+        const std::string& op = expr.operators[i];
+        bool holds = false;
+        if (op == "==")
+            holds = left == right;
+        else if (op == "!=")
+            holds = !(left == right);
+        else if (op == "<")
+            holds = lessThan(left, right);
+        else if (op == ">")
+            holds = lessThan(right, left);
+        else if (op == "<=")
+            holds = !lessThan(right, left);
+        else if (op == ">=")
+            holds = !lessThan(left, right);
+        else if (op == "in")
+            holds = contains(right, left);
+        else
+            holds = !contains(right, left);
+        if (!holds)
+            return false;
+        left = std::move(right);
+    }
+    return true;
+}
+
+Value Evaluator::evaluateInner(const Expr& expr) {
+    switch (expr.kind) {
+        case ExprKind::Literal:
+            return expr.literal;
+        case ExprKind::Name:
+            return lookup(expr.name);
+        case ExprKind::List: {
+            List items;
+            for (const ExprPtr& item : expr.args)
+                items.push_back(evaluate(*item));
+            return expr.name == "tuple" ? Value::tuple(std::move(items)) : Value(std::move(items));
+        }
+        case ExprKind::Dict: {
+            auto dict = std::make_shared<Dict>();
+            for (size_t i = 0; i + 1 < expr.args.size(); i += 2) {
+                Value key = evaluate(*expr.args[i]);
+                if (!key.isString() && !key.isNumber() && !key.isNone())
+                    throw RuntimeProblem("unhashable type: '" + key.typeName() + "'");
+                dict->set(std::move(key), evaluate(*expr.args[i + 1]));
+            }
+            return Value(std::move(dict));
+        }
+        case ExprKind::Attribute:
+            return getAttribute(evaluate(*expr.args[0]), expr.name);
+        case ExprKind::Item:
+            return getItem(evaluate(*expr.args[0]), evaluate(*expr.args[1]));
+        case ExprKind::Slice: {
+            const auto bound = [&](size_t i) {
+                return expr.args[i] ? evaluate(*expr.args[i]) : Value::none();
+            };
+            const Value object = evaluate(*expr.args[0]);
+            return sliceOf(object, bound(1), bound(2), bound(3));
+        }
+        case ExprKind::Call: {
+            const Value callee = evaluate(*expr.args[0]);
+            const CallArguments args = evaluateArguments(expr, 1);
+            if (!callee.isCallable()) {
+                if (callee.isUndefined())
+                    throw RuntimeProblem(callee.undefinedMessage().empty()
+                                             ? "calling an undefined value"
+                                             : callee.undefinedMessage());
+                throw RuntimeProblem("'" + callee.typeName() + "' object is not callable");
+            }
+            Value result = callee.asCallable().call(args);
+            if (result.isString())
+                checkSize(result.asText().size());
+            return result;
+        }
+        case ExprKind::Filter:
+            return evaluateFilter(expr, nullptr);
+        case ExprKind::Test: {
+            const Value value = evaluate(*expr.args[0]);
+            const bool passes = applyTest(expr.name, value, evaluateArguments(expr, 1));
+            return Value(passes != expr.negated);
+        }
+        case ExprKind::Unary: {
+            const Value operand = evaluate(*expr.args[0]);
+            if (expr.name == "not")
+                return Value(!operand.truthy());
+            if (!operand.isNumber())
+                throw RuntimeProblem("bad operand type for unary " + expr.name + ": '" +
+                                     operand.typeName() + "'");
+            if (expr.name == "+")
+                return operand.isFloat() ? operand : Value(operand.asInt());
+            if (operand.isFloat())
+                return Value(-operand.asDouble());
+            int64_t negated = 0;
+            if (__builtin_sub_overflow(int64_t(0), operand.asInt(), &negated))
+                throw RuntimeProblem("integer overflow");
+            return Value(negated);
+        }
+        case ExprKind::Binary:
+            return evaluateBinary(expr);
+        case ExprKind::Compare:
+            return Value(evaluateCompare(expr));
+        case ExprKind::Conditional:
+            if (evaluate(*expr.args[1]).truthy())
+                return evaluate(*expr.args[0]);
+            return expr.args[2] ? evaluate(*expr.args[2])
+                                : Value::undefined("the inline if has no else");
+    }
+    return Value();
+}
+
+}  // namespace inferlens::jinja

@@ -1,0 +1,56 @@
+#pragma once
+// Runs a parsed template: statements write into a TaggedText, expressions compute Values. Scopes
+// follow jinja2: each loop iteration has its own (a `set` inside a loop does not outlive the
+// iteration; namespace() exists for that), a macro sees only its arguments and the template's
+// top-level variables.
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "jinja/ast.h"
+#include "jinja/template.h"
+
+namespace inferlens::jinja {
+
+class Evaluator {
+  public:
+    Evaluator(const std::string& templateName, const RenderOptions& options);
+
+    TaggedText run(const Body& body, const Variables& variables);
+
+  private:
+    enum class Flow { Normal, Break, Continue };
+    using Frame = std::unordered_map<std::string, Value>;
+
+    Flow execute(const Body& body, TaggedText& out);
+    Flow execute(const Node& node, TaggedText& out);
+    void executeFor(const Node& node, TaggedText& out);
+    void executeSet(const Node& node, Value value);
+    Value defineMacro(const Node& node);
+    Value callMacro(const Node& macro, const CallArguments& args);
+
+    Value evaluate(const Expr& expr);
+    Value evaluateInner(const Expr& expr);
+    Value evaluateFilter(const Expr& expr, const Value* base);
+    Value evaluateBinary(const Expr& expr);
+    bool evaluateCompare(const Expr& expr);
+    CallArguments evaluateArguments(const Expr& expr, size_t firstPositional);
+
+    Value lookup(const std::string& name) const;
+    void assign(const std::string& name, Value value);
+    Value builtin(const std::string& name) const;
+    void append(TaggedText& out, const TaggedText& text) const;
+    void checkSize(size_t bytes) const;
+    void step(SourcePosition where);
+    [[noreturn]] void fail(SourcePosition where, const std::string& problem) const;
+
+    const std::string& name_;
+    const RenderOptions& options_;
+    std::vector<Frame> frames_;
+    size_t base_ = 0;  // lookups search frames [base_, top], then frame 0
+    int64_t steps_ = 0;
+    int callDepth_ = 0;
+};
+
+}  // namespace inferlens::jinja
