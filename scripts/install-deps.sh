@@ -10,6 +10,7 @@ packages=(
   libqcustomplot-dev        # plots in the desktop app (QCustomPlotQt6)
   qt6-svg-dev               # SVG export of the panels (QSvgGenerator)
   libsentencepiece-dev      # tokenizers (tokenizer.model and GGUF vocabularies)
+  libpcre2-dev              # Unicode regular expressions of byte-level BPE pre-tokenizers (Llama 3, Qwen2, ...)
   nlohmann-json3-dev        # config.json, safetensors headers, shard indexes
   fonts-wqy-microhei        # a CJK font, so that Chinese text is not drawn as empty boxes
 )

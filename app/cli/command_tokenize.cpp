@@ -10,11 +10,13 @@
 namespace inferlens::cli {
 
 // The ids and pieces of --text, with the model's own prefix ([gMASK] sop, or <s>), the bytes of
-// the text each stands for, and whether it is a special or a byte-fallback piece.
+// the text each stands for, and whether it is a special or a byte-fallback piece. Reads only the
+// vocabulary, so it works on vocabulary-only GGUF files and on models whose architecture
+// InferLens does not run.
 int runTokenize(const Words& words) {
     const Arguments args(words, {"model", "text"}, {"json", "no-prefix"});
     const std::string text = args.required("text");
-    const ModelFiles files = openModelFiles(args.modelPath());
+    const ModelFiles files = openTokenizerFiles(args.modelPath());
     const Tokenizer tokenizer(files);
     const TokenizationInfo info = tokenizer.tokenize(text, !args.flag("no-prefix"));
 

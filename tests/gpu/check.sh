@@ -27,11 +27,11 @@ nvcc --version | tail -2
 cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERLENS_CUDA=ON -DINFERLENS_GUI=OFF
   -DINFERLENS_TESTS=ON -DINFERLENS_QT_TESTS=OFF -DINFERLENS_BENCH=OFF
   -DCMAKE_CUDA_ARCHITECTURES="${INFERLENS_CUDA_ARCHITECTURES:-native}")
-if ! pkg-config --exists sentencepiece 2>/dev/null; then
+if ! pkg-config --exists sentencepiece libpcre2-8 2>/dev/null; then
   prefix="${TMPDIR:-/tmp}/inferlens-gpu-prefix"
   debs=("$root"/.gpu-debs/*.deb)
   if [[ ! -e "${debs[0]}" ]]; then
-    echo "check.sh: sentencepiece is not installed and .gpu-debs/ is empty:" \
+    echo "check.sh: sentencepiece or PCRE2 is not installed and .gpu-debs/ is empty:" \
          "run tools/fetch_gpu_build_debs.sh on a machine with apt first" >&2
     exit 1
   fi

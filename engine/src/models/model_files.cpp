@@ -59,6 +59,33 @@ void checkVocabularyFits(const ModelFiles& files, const std::string& source) {
                                    std::to_string(files.config.vocabSize));
 }
 
+// The vocabulary, the sentencepiece processor for a sentencepiece one, and the chat hints.
+void loadGgufTokenizer(ModelFiles& files, const GgufFile& gguf) {
+    if (gguf.find("general.name"))
+        files.modelName = gguf.requireString("general.name");
+    if (gguf.find("tokenizer.chat_template"))
+        files.chatTemplate = gguf.requireString("tokenizer.chat_template");
+    files.vocabulary = readGgufVocabulary(gguf);
+    if (!files.vocabulary)
+        return;
+    files.pieceCount = int64_t(files.vocabulary->entries.size());
+    if (files.vocabulary->kind == VocabularyKind::ByteLevelBpe)
+        return;  // the Tokenizer builds its BPE encoder from the vocabulary
+    const auto specials = files.architecture != nullptr ? files.architecture->specialsAfterPieces()
+                                                        : std::vector<std::string>{};
+    for (size_t id = 0; id < files.vocabulary->entries.size() && !specials.empty(); ++id) {
+        if (files.vocabulary->entries[id].piece == specials.front()) {
+            files.pieceCount = int64_t(id);
+            break;
+        }
+    }
+    SentencePieceOptions options;
+    options.addDummyPrefix = files.vocabulary->addSpacePrefix;
+    options.removeExtraWhitespaces = files.vocabulary->removeExtraWhitespaces;
+    files.tokenizer = loadSentencePiece(
+        serializeModelProto(files.vocabulary->entries, options, files.path), files.path);
+}
+
 void openGguf(ModelFiles& files) {
     auto gguf = std::make_shared<GgufFile>(files.path);
     files.owners.push_back(gguf);
@@ -80,28 +107,9 @@ void openGguf(ModelFiles& files) {
                                        std::to_string(files.config.vocabSize) + " rows");
     validateConfig(files.config, files.path);
     bindSpecs(files, raw, false);
-
-    if (gguf->find("general.name"))
-        files.modelName = gguf->requireString("general.name");
-    if (gguf->find("tokenizer.chat_template"))
-        files.chatTemplate = gguf->requireString("tokenizer.chat_template");
-    files.vocabulary = readGgufVocabulary(*gguf);
-    if (!files.vocabulary)
-        return;
-    checkVocabularyFits(files, files.path);
-    const auto specials = files.architecture->specialsAfterPieces();
-    files.pieceCount = int64_t(files.vocabulary->entries.size());
-    for (size_t id = 0; id < files.vocabulary->entries.size() && !specials.empty(); ++id) {
-        if (files.vocabulary->entries[id].piece == specials.front()) {
-            files.pieceCount = int64_t(id);
-            break;
-        }
-    }
-    SentencePieceOptions options;
-    options.addDummyPrefix = files.vocabulary->addSpacePrefix;
-    options.removeExtraWhitespaces = files.vocabulary->removeExtraWhitespaces;
-    files.tokenizer = loadSentencePiece(
-        serializeModelProto(files.vocabulary->entries, options, files.path), files.path);
+    loadGgufTokenizer(files, *gguf);
+    if (files.vocabulary)
+        checkVocabularyFits(files, files.path);
 }
 
 void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
@@ -177,6 +185,27 @@ ModelFiles openModelFiles(const std::string& path) {
         openGguf(files);
     else
         throwFileError(path, "no such file or directory");
+    return files;
+}
+
+ModelFiles openTokenizerFiles(const std::string& path) {
+    std::error_code error;
+    if (fs::is_directory(path, error) || !fs::exists(path, error))
+        return openModelFiles(path);
+    ModelFiles files;
+    files.path = path;
+    const GgufFile gguf(path);
+    files.vocabularyOnly = gguf.tensors().empty();
+    // The architecture matters only for ChatGLM's specials; any other name, known or not, is fine.
+    if (gguf.find("general.architecture")) {
+        try {
+            files.architecture =
+                &architectureByName(gguf.requireString("general.architecture"), path);
+        } catch (const Error&) {
+            files.architecture = nullptr;
+        }
+    }
+    loadGgufTokenizer(files, gguf);
     return files;
 }
 

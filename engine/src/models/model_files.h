@@ -33,7 +33,9 @@ struct ModelFiles {
     std::vector<std::string> weightFiles;
 
     // The vocabulary by token id, specials appended after the pieces included (ChatGLM), and the
-    // number of sentencepiece pieces at its start. Absent when the model ships no tokenizer.
+    // number of pieces at its start. Absent when the model ships no tokenizer. `tokenizer` is the
+    // sentencepiece processor of a sentencepiece vocabulary (null for byte-level BPE, which the
+    // Tokenizer builds from `vocabulary`).
     std::optional<GgufVocabulary> vocabulary;
     int64_t pieceCount = 0;
     std::shared_ptr<sentencepiece::SentencePieceProcessor> tokenizer;
@@ -44,6 +46,10 @@ struct ModelFiles {
     std::string modelName;
     std::string chatTemplate;
 
+    // Opened by openTokenizerFiles from a GGUF file that has no tensors (llama.cpp's
+    // ggml-vocab-*.gguf): a vocabulary, no model.
+    bool vocabularyOnly = false;
+
     std::vector<std::shared_ptr<const void>> owners;  // the mapped files the views point into
 
     int64_t parameterCount() const;
@@ -52,5 +58,10 @@ struct ModelFiles {
 
 // Throws Error whose message names the offending file and the problem.
 ModelFiles openModelFiles(const std::string& path);
+
+// Only what tokenizing needs. For a GGUF file: its vocabulary and chat hints, with no tensor read
+// or checked, so a vocabulary-only file works whatever architecture it names (`architecture` is
+// set only where InferLens knows it, for ChatGLM's specials). A directory opens as openModelFiles.
+ModelFiles openTokenizerFiles(const std::string& path);
 
 }  // namespace inferlens

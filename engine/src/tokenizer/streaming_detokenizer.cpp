@@ -33,6 +33,8 @@ void StreamingDetokenizer::reset() {
 }
 
 std::string StreamingDetokenizer::push(int32_t id) {
+    if (tokenizer_.isByteLevel())
+        return pushByteLevel(id);
     if (const auto byte = tokenizer_.byteValue(id)) {
         std::string out = bytes_.push(*byte);
         wroteText_ = wroteText_ || !out.empty();
@@ -44,7 +46,7 @@ std::string StreamingDetokenizer::push(int32_t id) {
     if (prefixSpaceSeen_ || wroteText_)
         expectPrefixSpace_ = false;
     prefixSpaceSeen_ = false;
-    if (tokenizer_.isSpecial(id)) {
+    if (tokenizer_.isSpecial(id) && !tokenizer_.isUserDefined(id)) {
         // Like sentencepiece's control pieces: no text of their own, no effect on the prefix
         // space. A name written for them counts as text.
         if (specials_ == SpecialTokens::Render)
@@ -65,6 +67,17 @@ std::string StreamingDetokenizer::push(int32_t id) {
         out += withSpaces(piece);
     }
     wroteText_ = wroteText_ || !out.empty();
+    return out;
+}
+
+std::string StreamingDetokenizer::pushByteLevel(int32_t id) {
+    const bool control = tokenizer_.isSpecial(id) && !tokenizer_.isUserDefined(id);
+    const std::string bytes = !control                             ? tokenizer_.textOf(id)
+                              : specials_ == SpecialTokens::Render ? tokenizer_.piece(id)
+                                                                   : std::string();
+    std::string out;
+    for (const char byte : bytes)
+        out += bytes_.push(uint8_t(byte));
     return out;
 }
 

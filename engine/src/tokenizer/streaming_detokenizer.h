@@ -6,6 +6,8 @@
 // " Hello" later). push() returns only complete UTF-8, and the concatenation of everything push()
 // and flush() return equals what sentencepiece's decode gives for the whole sequence (byte for
 // byte, invalid byte sequences included) — Tokenizer::decode is implemented with this class.
+// Byte-level BPE has no prefix space, but any token may end inside a character (a Chinese
+// character is often two tokens): all of its text goes through the same UTF-8 assembly.
 
 #include <cstdint>
 #include <string>
@@ -31,6 +33,8 @@ class StreamingDetokenizer {
     void reset();
 
   private:
+    std::string pushByteLevel(int32_t id);
+
     const Tokenizer& tokenizer_;
     SpecialTokens specials_;
     Utf8Assembler bytes_;  // byte pieces of a character not yet complete

@@ -6,6 +6,10 @@
 
 #include "core/error.h"
 #include "models/model_files.h"
+#include "tokenizer/bpe_encoder.h"
+#include "tokenizer/byte_level_alphabet.h"
+#include "tokenizer/end_of_generation.h"
+#include "tokenizer/sentencepiece_encoder.h"
 #include "tokenizer/sentencepiece_proto_reader.h"
 #include "tokenizer/streaming_detokenizer.h"
 
@@ -19,33 +23,59 @@ std::vector<int32_t> TokenizationInfo::ids() const {
     return result;
 }
 
-Tokenizer::Tokenizer(const ModelFiles& files) : processor_(files.tokenizer), source_(files.path) {
-    if (!processor_)
+Tokenizer::Tokenizer(const ModelFiles& files) : source_(files.path) {
+    const bool bpe = files.vocabulary && files.vocabulary->kind == VocabularyKind::ByteLevelBpe;
+    if (!bpe && !files.tokenizer)
         throwFileError(files.path,
                        "the model has no tokenizer (no tokenizer.ggml.* keys in a GGUF file, no "
-                       "tokenizer.model in a Hugging Face directory)");
+                       "tokenizer.model or tokenizer.json in a Hugging Face directory)");
+    std::vector<int64_t> declaredEnds;
     if (files.vocabulary) {
         entries_ = files.vocabulary->entries;
         if (files.vocabulary->bosId >= 0)
             bosId_ = int32_t(files.vocabulary->bosId);
-        if (files.vocabulary->eosId >= 0)
-            eosId_ = int32_t(files.vocabulary->eosId);
+        declaredEnds = {files.vocabulary->eosId, files.vocabulary->eotId, files.vocabulary->eomId};
     } else {
-        entries_ = vocabularyOf(*processor_);
+        entries_ = vocabularyOf(*files.tokenizer);
     }
-    pieceCount_ = files.pieceCount > 0 ? files.pieceCount : int64_t(processor_->GetPieceSize());
+    // As llama.cpp does, a token that ends generation is a control token even where the file
+    // calls it normal or user-defined: typed text never turns into it, decoding leaves it out.
+    eosIds_ = endOfGenerationIds(entries_, declaredEnds);
+    for (const int32_t id : eosIds_)
+        if (entries_[size_t(id)].type == PieceType::Normal ||
+            entries_[size_t(id)].type == PieceType::UserDefined)
+            entries_[size_t(id)].type = PieceType::Control;
+
+    if (bpe) {
+        byteLevel_ = true;
+        const auto preTokenizer = preTokenizerByName(files.vocabulary->preTokenizer);
+        if (!preTokenizer)
+            throwFileError(files.path,
+                           "unknown pre-tokenizer '" + files.vocabulary->preTokenizer + "'");
+        encoder_ = std::make_shared<BpeEncoder>(
+            BpeVocabulary{entries_, files.vocabulary->merges, *preTokenizer}, files.path);
+        addDummyPrefix_ = false;
+        removeExtraWhitespaces_ = false;
+        for (const VocabEntry& entry : entries_)
+            if (entry.type == PieceType::Unknown) {
+                unknownSurface_ = entry.piece;
+                break;
+            }
+    } else {
+        encoder_ = std::make_shared<SentencePieceEncoder>(files.tokenizer, files.path);
+        const SentencePieceSettings settings =
+            readSentencePieceSettings(files.tokenizer->serialized_model_proto());
+        addDummyPrefix_ = settings.addDummyPrefix;
+        removeExtraWhitespaces_ = settings.removeExtraWhitespaces;
+        unknownSurface_ = settings.unknownSurface;
+    }
+    pieceCount_ = files.pieceCount > 0 ? files.pieceCount : int64_t(entries_.size());
     vocabularySize_ = std::max(files.config.vocabSize, int64_t(entries_.size()));
     // Padding: the unused entries at the end of the vocabulary (llama.cpp names them [PAD<id>])
     // and output rows past it.
     tokenCount_ = int64_t(entries_.size());
     while (tokenCount_ > pieceCount_ && entries_[size_t(tokenCount_ - 1)].type == PieceType::Unused)
         --tokenCount_;
-
-    const SentencePieceSettings settings =
-        readSentencePieceSettings(processor_->serialized_model_proto());
-    addDummyPrefix_ = settings.addDummyPrefix;
-    removeExtraWhitespaces_ = settings.removeExtraWhitespaces;
-    unknownSurface_ = settings.unknownSurface;
 
     if (files.architecture != nullptr && files.architecture->name() == "chatglm")
         prefixIds_ = {specialId("[gMASK]"), specialId("sop")};
@@ -69,41 +99,15 @@ TokenizationInfo Tokenizer::tokenize(std::string_view text, bool addPrefix) cons
 void Tokenizer::appendText(TokenizationInfo& info, std::string_view text) const {
     const auto offset = int64_t(info.text.size());
     info.text.append(text);
-    sentencepiece::ImmutableSentencePieceText encoded;
-    const auto status = processor_->Encode(text, encoded.mutable_proto());
-    if (!status.ok())
-        throw Error(source_ + ": sentencepiece could not encode the text (" + status.ToString() +
-                    ")");
-    // sentencepiece gives the whole character's span to the last byte piece of a character and
-    // empty spans to the ones before it; `firstByte` is the first of such a run.
-    constexpr size_t kNone = size_t(-1);
-    size_t firstByte = kNone;
-    for (const auto& piece : encoded.pieces()) {
+    for (const EncodedToken& encoded : encoder_->encode(text)) {
         TokenInfo token;
-        token.id = int32_t(piece.id());
-        token.piece = piece.piece();
-        token.begin = offset + piece.begin();
-        token.end = offset + piece.end();
-        token.special = isSpecial(token.id);
-        token.byteFallback = processor_->IsByte(token.id);
+        token.id = encoded.id;
+        token.piece = piece(encoded.id);
+        token.begin = offset + int64_t(encoded.begin);
+        token.end = offset + int64_t(encoded.end);
+        token.special = isSpecial(encoded.id);
+        token.byteFallback = isByte(encoded.id);
         info.tokens.push_back(std::move(token));
-        const size_t index = info.tokens.size() - 1;
-        if (!info.tokens[index].byteFallback) {
-            firstByte = kNone;
-            continue;
-        }
-        if (firstByte == kNone)
-            firstByte = index;
-        if (piece.begin() == piece.end())
-            continue;  // more byte pieces of this character follow
-        const size_t count = index - firstByte + 1;
-        const int64_t begin = info.tokens[index].begin;
-        if (size_t(info.tokens[index].end - begin) == count)
-            for (size_t i = 0; i < count; ++i) {
-                info.tokens[firstByte + i].begin = begin + int64_t(i);
-                info.tokens[firstByte + i].end = begin + int64_t(i) + 1;
-            }
-        firstByte = kNone;
     }
 }
 
@@ -125,9 +129,13 @@ std::string Tokenizer::textOf(int32_t id) const {
         return std::string(1, char(*byte));
     if (isUnknown(id))
         return unknownSurface();  // as decode writes it
+    if (isUserDefined(id))
+        return piece(id);
     if (isSpecial(id))
         return {};
     const std::string pieceText = piece(id);
+    if (byteLevel_)  // a piece outside the alphabet is its own text
+        return byteLevelDecode(pieceText).value_or(pieceText);
     std::string text;
     for (size_t at = 0; at < pieceText.size();) {
         if (pieceText.compare(at, 3, "\xe2\x96\x81") == 0) {  // "▁"
@@ -181,12 +189,6 @@ int32_t Tokenizer::specialId(std::string_view name) const {
     throwFileError(source_, "the tokenizer has no special token '" + std::string(name) + "'");
 }
 
-std::vector<int32_t> Tokenizer::eosIds() const {
-    if (eosId_)
-        return {*eosId_};
-    return {};
-}
-
 void Tokenizer::checkId(int32_t id) const {
     if (id < 0 || id >= vocabularySize_)
         throw Error(source_ + ": token id " + std::to_string(id) +
@@ -202,7 +204,13 @@ std::string Tokenizer::piece(int32_t id) const {
 
 bool Tokenizer::isSpecial(int32_t id) const {
     checkId(id);
-    return id >= pieceCount_ || entries_[size_t(id)].type == PieceType::Control;
+    return id >= pieceCount_ || entries_[size_t(id)].type == PieceType::Control ||
+           entries_[size_t(id)].type == PieceType::UserDefined;
+}
+
+bool Tokenizer::isUserDefined(int32_t id) const {
+    checkId(id);
+    return id < pieceCount_ && entries_[size_t(id)].type == PieceType::UserDefined;
 }
 
 bool Tokenizer::isByte(int32_t id) const {

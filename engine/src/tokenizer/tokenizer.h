@@ -1,9 +1,10 @@
 #pragma once
 // The model's tokenizer: text → token ids, with per token the piece, the bytes of the text it
 // stands for and its kind (what the tokenization panel draws as chips); ids → text; and look-ups of
-// special tokens. It wraps the sentencepiece processor that openModelFiles loaded and adds what
-// sentencepiece does not know about: ChatGLM's specials appended after the pieces, the padding rows
-// of the output layer, and the prefix the model expects every input to start with.
+// special tokens. The vocabulary's own algorithm (a TextEncoder: sentencepiece, or byte-level BPE)
+// turns text into ids; this class adds what neither knows about: ChatGLM's specials appended after
+// the pieces, the padding rows of the output layer, the prefix the model expects every input to
+// start with, the tokens that end a turn, and how each token reads as text.
 
 #include <cstdint>
 #include <memory>
@@ -14,10 +15,7 @@
 #include <vector>
 
 #include "tokenizer/sentencepiece_model.h"
-
-namespace sentencepiece {
-class SentencePieceProcessor;
-}
+#include "tokenizer/text_encoder.h"
 
 namespace inferlens {
 
@@ -25,7 +23,9 @@ struct ModelFiles;
 
 struct TokenInfo {
     int32_t id = 0;
-    std::string piece;  // the vocabulary's piece: "▁the", "<0xE4>", "[gMASK]", "[PAD64798]"
+    // The vocabulary's piece: "▁the", "<0xE4>", "[gMASK]", "[PAD64798]"; byte-level BPE spells
+    // bytes in its own alphabet ("Ġthe", "Ċ"), which the token strip shows readably.
+    std::string piece;
     // The bytes [begin, end) of TokenizationInfo::text that this token stands for. A "▁" that
     // sentencepiece added as the dummy prefix stands for nothing, so the first piece's span starts
     // after it. Specials that are not in the text (the prefix) have an empty span where they sit.
@@ -35,7 +35,9 @@ struct TokenInfo {
     // covers the whole character and the others are empty at its start.)
     int64_t begin = 0;
     int64_t end = 0;
-    bool special = false;       // not text: <s>, </s>, ChatGLM's [gMASK], sop, ..., padding
+    // Not text: <s>, </s>, ChatGLM's [gMASK], sop, ..., padding, and added tokens such as
+    // <|im_start|>.
+    bool special = false;
     bool byteFallback = false;  // a <0xXX> piece: one UTF-8 byte of a character without a piece
 };
 
@@ -68,32 +70,41 @@ class Tokenizer {
     void appendText(TokenizationInfo& info, std::string_view text) const;
     void appendSpecial(TokenizationInfo& info, int32_t id, bool writeName) const;
     // Appends a token the model generated (or the user forced), standing for the bytes it decodes
-    // to: its byte for a byte piece, nothing for a special, else its piece with "▁" as a space.
+    // to: its byte for a byte piece, nothing for a control token, else its piece with "▁" as a
+    // space (sentencepiece) or its bytes (byte-level BPE, where a token may hold part of a
+    // character).
     void appendGenerated(TokenizationInfo& info, int32_t id) const;
     // The bytes a generated token stands for (as appendGenerated writes them), and those of every
     // id of the vocabulary: what banned text and grammars check candidates against.
     std::string textOf(int32_t id) const;
     std::vector<std::string> textsOfAll() const;
 
-    // ChatGLM: [gMASK] sop (every ChatGLM input starts with them; no BOS). LLaMA: <s> when the
-    // vocabulary says to add BOS, else nothing.
+    // ChatGLM: [gMASK] sop (every ChatGLM input starts with them; no BOS). Others: BOS when the
+    // vocabulary says to add it (or, where a GGUF file does not say, when llama.cpp would), else
+    // nothing.
     const std::vector<int32_t>& prefixIds() const { return prefixIds_; }
 
     std::string decode(std::span<const int32_t> ids,
                        SpecialTokens specials = SpecialTokens::Skip) const;
 
-    // Special tokens by name ("[gMASK]", "<|user|>", "</s>"): control pieces and the specials
-    // appended after the pieces. specialId throws Error naming the model when there is none.
+    // Special tokens by name ("[gMASK]", "<|user|>", "</s>", "<|im_start|>"): control and
+    // user-defined pieces and the specials appended after the pieces. specialId throws Error
+    // naming the model when there is none.
     std::optional<int32_t> findSpecial(std::string_view name) const;
     int32_t specialId(std::string_view name) const;
     std::optional<int32_t> bosId() const { return bosId_; }
-    // The vocabulary's end-of-sequence tokens (one, or none). A chat template may stop at more.
-    std::vector<int32_t> eosIds() const;
+    // Every token that ends generation: the file's eos (first), eot and eom, and those llama.cpp
+    // recognises by name (<|eot_id|>, <|im_end|>, <end_of_turn>, <|endoftext|>, ...).
+    const std::vector<int32_t>& eosIds() const { return eosIds_; }
 
     // Every id in [0, vocabularySize()) has a piece: the vocabulary's, or "[PAD<id>]" for output
     // rows past it. Other ids throw Error.
     std::string piece(int32_t id) const;
-    bool isSpecial(int32_t id) const;  // control pieces, appended specials, padding
+    // Control and user-defined pieces, appended specials, padding.
+    bool isSpecial(int32_t id) const;
+    // A user-defined piece (an added token): matched whole in text, and written as its own
+    // text when decoded, unlike a control token.
+    bool isUserDefined(int32_t id) const;
     bool isByte(int32_t id) const;
     bool isUnknown(int32_t id) const;
     std::optional<uint8_t> byteValue(int32_t id) const;  // of a <0xXX> piece
@@ -105,7 +116,10 @@ class Tokenizer {
     int64_t tokenCount() const { return tokenCount_; }
     int64_t vocabularySize() const { return vocabularySize_; }
 
-    // The normaliser settings that decoding depends on, read from the sentencepiece model.
+    // Byte-level BPE: pieces spell bytes in GPT-2's alphabet, and tokens may split a character.
+    bool isByteLevel() const { return byteLevel_; }
+    // The normaliser settings that decoding depends on, read from the sentencepiece model (both
+    // false for byte-level BPE).
     bool addsDummyPrefix() const { return addDummyPrefix_; }
     bool removesExtraWhitespaces() const { return removeExtraWhitespaces_; }
     const std::string& unknownSurface() const { return unknownSurface_; }  // what <unk> decodes to
@@ -115,13 +129,14 @@ class Tokenizer {
   private:
     void checkId(int32_t id) const;
 
-    std::shared_ptr<sentencepiece::SentencePieceProcessor> processor_;
+    std::shared_ptr<const TextEncoder> encoder_;
+    bool byteLevel_ = false;
     std::vector<VocabEntry> entries_;  // by id, the appended specials and padding included
     int64_t pieceCount_ = 0;
     int64_t tokenCount_ = 0;
     int64_t vocabularySize_ = 0;
     std::optional<int32_t> bosId_;
-    std::optional<int32_t> eosId_;
+    std::vector<int32_t> eosIds_;
     std::vector<int32_t> prefixIds_;
     bool addDummyPrefix_ = true;
     bool removeExtraWhitespaces_ = false;
