@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "kv_cache.h"
 #include "models/model.h"
+#include "tokenizer/vocabulary_summary.h"
 
 namespace inferlens::cli {
 namespace {
@@ -36,10 +37,25 @@ void printDevices() {
     std::printf("\nCPU kernels:  %s\n", cpuKernelsName(cpuKernels()));
 }
 
+// A GGUF file with a vocabulary and no tensors (llama.cpp's ggml-vocab-*.gguf): what it holds,
+// and that `tokenize` is what it is good for.
+int printVocabularyOnly(const std::string& path) {
+    const ModelFiles files = openTokenizerFiles(path);
+    std::printf("model:        %s\n", files.path.c_str());
+    std::printf(
+        "format:       GGUF, a vocabulary only (no tensors): inferlens-cli tokenize "
+        "works on it, generation does not\n");
+    std::printf("tokenizer:    %s\n", vocabularySummary(files).c_str());
+    std::printf("valid: yes\n");
+    return 0;
+}
+
 }  // namespace
 
 int runInfo(const Words& words) {
     const Arguments args(words, {"model"}, {});
+    if (isVocabularyOnlyGguf(args.modelPath()))
+        return printVocabularyOnly(args.modelPath());
     const Model model = Model::open(args.modelPath());
     const ModelFiles& files = model.files();
     const ModelConfig& c = model.config();
@@ -67,12 +83,7 @@ int runInfo(const Words& words) {
     std::printf("rms norm eps: %g\n", c.rmsNormEps);
     std::printf("parameters:   %lld (%.2f M), %s of weights\n", (long long)files.parameterCount(),
                 double(files.parameterCount()) / 1e6, humanBytes(files.weightBytes()).c_str());
-    if (files.tokenizer)
-        std::printf("tokenizer:    sentencepiece, %lld pieces + %lld more ids (loaded)\n",
-                    (long long)files.pieceCount,
-                    (long long)(files.vocabulary->entries.size() - size_t(files.pieceCount)));
-    else
-        std::printf("tokenizer:    none in this model\n");
+    std::printf("tokenizer:    %s\n", vocabularySummary(files).c_str());
     const auto perToken = [&](KvType type) {
         return kvCacheStats(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 1, 1, 1, type);
     };

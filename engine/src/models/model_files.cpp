@@ -10,6 +10,7 @@
 #include "io/json_file.h"
 #include "io/mapped_file.h"
 #include "models/weight_files.h"
+#include "tokenizer/hf_tokenizer_json.h"
 #include "tokenizer/sentencepiece_proto_reader.h"
 
 namespace inferlens {
@@ -112,10 +113,22 @@ void openGguf(ModelFiles& files) {
         checkVocabularyFits(files, files.path);
 }
 
+// tokenizer.json with a byte-level BPE model, for directories that ship no tokenizer.model.
+void openHfTokenizerJson(ModelFiles& files, const fs::path& directory) {
+    const fs::path json = directory / "tokenizer.json";
+    if (!fs::exists(json))
+        return;
+    const fs::path config = directory / "tokenizer_config.json";
+    files.vocabulary =
+        readHfTokenizerJson(json.string(), fs::exists(config) ? config.string() : "");
+    files.pieceCount = int64_t(files.vocabulary->entries.size());
+    checkVocabularyFits(files, json.string());
+}
+
 void openHfTokenizer(ModelFiles& files, const fs::path& directory) {
     const fs::path tokenizerPath = directory / "tokenizer.model";
     if (!fs::exists(tokenizerPath))
-        return;
+        return openHfTokenizerJson(files, directory);
     const MappedFile bytes(tokenizerPath.string());
     const auto span = bytes.bytes();
     files.tokenizer =
@@ -207,6 +220,17 @@ ModelFiles openTokenizerFiles(const std::string& path) {
     }
     loadGgufTokenizer(files, gguf);
     return files;
+}
+
+bool isVocabularyOnlyGguf(const std::string& path) {
+    std::error_code error;
+    if (!fs::is_regular_file(path, error))
+        return false;
+    try {
+        return GgufFile(path).tensors().empty();
+    } catch (const Error&) {
+        return false;
+    }
 }
 
 int64_t ModelFiles::parameterCount() const {

@@ -64,4 +64,8 @@ ModelFiles openModelFiles(const std::string& path);
 // set only where InferLens knows it, for ChatGLM's specials). A directory opens as openModelFiles.
 ModelFiles openTokenizerFiles(const std::string& path);
 
+// Whether `path` is a GGUF file without tensors (only a vocabulary); false for anything else,
+// including files that do not open (openModelFiles then says why).
+bool isVocabularyOnlyGguf(const std::string& path);
+
 }  // namespace inferlens

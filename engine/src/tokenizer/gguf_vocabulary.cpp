@@ -2,7 +2,6 @@
 
 #include "core/error.h"
 #include "io/gguf_file.h"
-#include "tokenizer/pre_tokenizer_table.h"
 
 namespace inferlens {
 namespace {
@@ -111,6 +110,7 @@ std::optional<GgufVocabulary> readGgufVocabulary(const GgufFile& file) {
                                             "knows " +
                                             knownPreTokenizerNames() + ")");
         addBosByDefault = spec->addBosByDefault;
+        vocabulary.preTokenizerSpec = *spec;
     }
     vocabulary.addBos = file.optionalBool("tokenizer.ggml.add_bos_token")
                             .value_or(addBosByDefault && vocabulary.bosId >= 0);

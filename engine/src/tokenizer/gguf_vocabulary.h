@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "io/gguf_value.h"
+#include "tokenizer/pre_tokenizer_table.h"
 #include "tokenizer/sentencepiece_model.h"
 
 namespace inferlens {
@@ -20,6 +21,7 @@ struct GgufVocabulary {
     std::vector<VocabEntry> entries;  // by token id
     std::vector<std::string> merges;  // byte-level BPE: "left right", in priority order
     std::string preTokenizer;  // byte-level BPE: tokenizer.ggml.pre ("" = llama.cpp's default)
+    PreTokenizerSpec preTokenizerSpec;  // its expressions (or those of a tokenizer.json)
     int64_t bosId = -1;
     int64_t eosId = -1;
     int64_t eotId = -1;  // end of turn and end of message, where the file declares them

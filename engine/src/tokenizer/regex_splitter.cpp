@@ -40,14 +40,14 @@ RegexSplitter::~RegexSplitter() = default;
 namespace {
 
 // Splits one piece by one expression, appending to `out`.
-void splitBy(pcre2_code* code, pcre2_match_data* match, std::string_view text, TextPiece piece,
-             std::vector<TextPiece>& out) {
+void splitBy(pcre2_code* code, pcre2_match_data* match, pcre2_match_context* limits,
+             std::string_view text, TextPiece piece, std::vector<TextPiece>& out) {
     const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data() + piece.begin);
     const size_t length = piece.end - piece.begin;
     size_t at = 0;         // where the next search starts
     size_t emittedTo = 0;  // the end of what `out` covers
     while (at < length) {
-        const int found = pcre2_match(code, subject, length, at, 0, match, nullptr);
+        const int found = pcre2_match(code, subject, length, at, 0, match, limits);
         if (found < 0)
             break;  // no more matches (or a matching limit: the rest stays one piece)
         const PCRE2_SIZE* span = pcre2_get_ovector_pointer(match);
@@ -74,15 +74,21 @@ std::vector<TextPiece> RegexSplitter::split(std::string_view text, TextPiece pie
     std::vector<TextPiece> pieces{piece};
     if (piece.begin == piece.end)
         return pieces;
+    // A tokenizer.json brings its own expressions: bound the backtracking of a pathological one
+    // (the rest of the piece then stays whole) so that no text can hang the tokenizer.
+    pcre2_match_context* limits = pcre2_match_context_create(nullptr);
+    pcre2_set_match_limit(limits, 1'000'000);
+    pcre2_set_depth_limit(limits, 10'000);
     for (const auto& expression : expressions_) {
         pcre2_match_data* match = pcre2_match_data_create_from_pattern(expression->code, nullptr);
         std::vector<TextPiece> next;
         next.reserve(pieces.size() * 2);
         for (const TextPiece& current : pieces)
-            splitBy(expression->code, match, text, current, next);
+            splitBy(expression->code, match, limits, text, current, next);
         pcre2_match_data_free(match);
         pieces = std::move(next);
     }
+    pcre2_match_context_free(limits);
     return pieces;
 }
 

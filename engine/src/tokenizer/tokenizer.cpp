@@ -3,6 +3,7 @@
 #include <sentencepiece_processor.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/error.h"
 #include "models/model_files.h"
@@ -48,12 +49,18 @@ Tokenizer::Tokenizer(const ModelFiles& files) : source_(files.path) {
 
     if (bpe) {
         byteLevel_ = true;
-        const auto preTokenizer = preTokenizerByName(files.vocabulary->preTokenizer);
-        if (!preTokenizer)
-            throwFileError(files.path,
-                           "unknown pre-tokenizer '" + files.vocabulary->preTokenizer + "'");
+        // sentencepiece's validation checks this for its vocabularies; byteValue relies on it.
+        for (size_t id = 0; id < entries_.size(); ++id) {
+            const std::string& piece = entries_[id].piece;
+            if (entries_[id].type == PieceType::Byte &&
+                (piece.size() != 6 || !piece.starts_with("<0x") || piece[5] != '>' ||
+                 !std::isxdigit(uint8_t(piece[3])) || !std::isxdigit(uint8_t(piece[4]))))
+                throwFileError(files.path, "token " + std::to_string(id) + " ('" + piece +
+                                               "') is a byte token but not of the form <0xXX>");
+        }
         encoder_ = std::make_shared<BpeEncoder>(
-            BpeVocabulary{entries_, files.vocabulary->merges, *preTokenizer}, files.path);
+            BpeVocabulary{entries_, files.vocabulary->merges, files.vocabulary->preTokenizerSpec},
+            files.path);
         addDummyPrefix_ = false;
         removeExtraWhitespaces_ = false;
         for (const VocabEntry& entry : entries_)
