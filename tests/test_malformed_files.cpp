@@ -1028,9 +1028,12 @@ void TestMalformedFiles::addGgufModelCases() {
                     g.set(p + "rope.freq_base", {std::numeric_limits<float>::quiet_NaN()});
                 },
                 {"RoPE base"});
-        addGguf(row("rope.scaling.type linear"), arch,
+        addGguf(row("rope.scaling.type linear without a factor"), arch,
                 [=](GgufParts& g) { g.set(p + "rope.scaling.type", {std::string("linear")}); },
-                {"RoPE scaling"});
+                {"rope.scaling.factor is missing"});
+        addGguf(row("rope.scaling.type yarn"), arch,
+                [=](GgufParts& g) { g.set(p + "rope.scaling.type", {std::string("yarn")}); },
+                {"'yarn'", "not supported"});
 
         // Tokenizer.
         addGguf(
@@ -1254,11 +1257,11 @@ void TestMalformedFiles::addHfCases() {
             addConfig(row("tie_word_embeddings a string"), arch,
                       [](auto& j) { j["tie_word_embeddings"] = "yes"; },
                       {"tie_word_embeddings", "true or false"});
-            addConfig(row("rope_scaling"), arch,
+            addConfig(row("rope_scaling yarn"), arch,
                       [](auto& j) {
-                          j["rope_scaling"] = {{"type", "linear"}, {"factor", 2.0}};
+                          j["rope_scaling"] = {{"type", "yarn"}, {"factor", 2.0}};
                       },
-                      {"rope_scaling"});
+                      {"rope_scaling", "'yarn' is not supported"});
         } else {
             addConfig(row("multi_query_group_num 3"), arch,
                       [](auto& j) { j["multi_query_group_num"] = 3; }, {"not a multiple"});

@@ -1235,6 +1235,10 @@ Click to show this head in the heat map</source>
         <source>%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended</source>
         <translation>%1 (%2) → %3 (%4)：已被滑动 KV 缓存逐出，从未被关注</translation>
     </message>
+    <message>
+        <source>%1 (%2) → %3 (%4): outside this layer's window, never attended</source>
+        <translation>%1 (%2) → %3 (%4)：在本层的窗口之外，从未被关注</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::widgets::AttentionOverviewWidget</name>

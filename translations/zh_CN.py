@@ -374,6 +374,7 @@ ZH_CN = {
     'Recent tokens kept': '保留的最近词元数',
     'Sink tokens kept': '保留的汇聚词元数',
     '%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended': '%1 (%2) → %3 (%4)：已被滑动 KV 缓存逐出，从未被关注',
+    "%1 (%2) → %3 (%4): outside this layer's window, never attended": '%1 (%2) → %3 (%4)：在本层的窗口之外，从未被关注',
     'sliding window: %1 sink tokens and the last %2; %3 evicted so far': '滑动窗口：%1 个汇聚词元和最近 %2 个；已逐出 %3 个',
     'stored as %1: %2 saved against f32 (%3%)': '以 %1 存储：比 f32 节省 %2（%3%）',
     "Store the CPU's KV cache as f32, f16 or int8 (this run).": 'CPU 的 KV 缓存以 f32、f16 或 int8 存储（仅本次运行）。',

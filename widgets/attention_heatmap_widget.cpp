@@ -57,12 +57,15 @@ void AttentionHeatmapWidget::colourRow(int cellRow) {
     const QRgb masked = maskedColour().rgb();
     const QRgb zero = rgbFor(0);
     const QRgb evicted = evictedColour().rgb();
+    const QRgb outsideWindow = outsideWindowColour().rgb();
     for (int column = 0; column < store_.cellColumns(); ++column) {
         const float value = store_.cell(cellRow, column);
         if (AttentionStore::masked(cellRow, column))
             line[column] = masked;
         else if (value == AttentionMatrix::kEvicted)
             line[column] = evicted;
+        else if (value == AttentionMatrix::kOutsideWindow)
+            line[column] = outsideWindow;
         else
             line[column] = std::isnan(value) ? zero : rgbFor(value);
     }
@@ -251,6 +254,13 @@ QString AttentionHeatmapWidget::toolTipAt(QPoint point) const {
     }
     if (weight(query, key) == AttentionMatrix::kEvicted) {
         return tr("%1 (%2) → %3 (%4): evicted from the sliding KV cache, never attended")
+            .arg(labelFor(query))
+            .arg(query)
+            .arg(labelFor(key))
+            .arg(key);
+    }
+    if (weight(query, key) == AttentionMatrix::kOutsideWindow) {
+        return tr("%1 (%2) → %3 (%4): outside this layer's window, never attended")
             .arg(labelFor(query))
             .arg(query)
             .arg(labelFor(key))

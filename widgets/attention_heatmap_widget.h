@@ -54,6 +54,8 @@ class AttentionHeatmapWidget : public QWidget {
     static QColor maskedColour() { return QColor(0x9A, 0x9A, 0x9A); }
     // Cells of keys a sliding KV cache had evicted (AttentionMatrix::kEvicted).
     static QColor evictedColour() { return QColor(0xC8, 0x8C, 0x8C); }
+    // Cells of keys before a local layer's own window (AttentionMatrix::kOutsideWindow).
+    static QColor outsideWindowColour() { return QColor(0x8C, 0xA8, 0xC8); }
 
     // Most bytes the weights and their image may take (AttentionStore); a smaller budget pools
     // what is shown further at once.

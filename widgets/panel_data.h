@@ -31,9 +31,11 @@ struct AttentionMatrix {
     int queryCount = 0;
     int keyCount = 0;
     // Row-major [queryCount, keyCount]; kEvicted for the keys outside a sliding KV cache's window
-    // (evicted, or masked for that row), which the query did not attend to.
+    // (evicted, or masked for that row), kOutsideWindow for those before a local layer's own
+    // window (Gemma 3's sliding-window layers): keys the query did not attend to.
     std::vector<float> weights;
     static constexpr float kEvicted = -1.0f;
+    static constexpr float kOutsideWindow = -2.0f;
 
     float at(int row, int key) const {
         return weights[size_t(row) * size_t(keyCount) + size_t(key)];

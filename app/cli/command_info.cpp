@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <map>
+#include <string>
 
 #include "arguments.h"
 #include "backend/cpu/cpu_features.h"
@@ -7,6 +8,7 @@
 #include "commands.h"
 #include "kv_cache.h"
 #include "models/model.h"
+#include "tokenizer/chat_template.h"
 #include "tokenizer/vocabulary_summary.h"
 
 namespace inferlens::cli {
@@ -75,7 +77,42 @@ int runInfo(const Words& words) {
     std::printf("rope:         %lld of %lld dims per head, %s pairs, base %g\n",
                 (long long)c.ropeDims, (long long)c.headDim,
                 c.ropePairing == RopePairing::Adjacent ? "adjacent" : "rotate-half", c.ropeBase);
-    std::printf("ffn size:     %lld (SwiGLU)\n", (long long)c.ffnSize);
+    if (c.ropeLinearFactor != 1.0 || !c.ropeFrequencyDivisors.empty())
+        std::printf("rope scaling: %s\n",
+                    !c.ropeFrequencyDivisors.empty()
+                        ? (c.hasLlama3Scaling ? "llama3 (per-frequency factors from config.json)"
+                                              : "per-frequency factors (rope_freqs.weight)")
+                        : ("linear, positions / " + std::to_string(c.ropeLinearFactor)).c_str());
+    if (c.slidingWindow > 0) {
+        int64_t local = 0;
+        for (int64_t layer = 0; layer < c.layerCount; ++layer)
+            local += c.isSlidingLayer(layer) ? 1 : 0;
+        std::printf("local layers: %lld of %lld, sliding window %lld positions, rope base %g\n",
+                    (long long)local, (long long)c.layerCount, (long long)c.slidingWindow,
+                    c.localRopeBase);
+    }
+    std::printf("ffn size:     %lld (%s)\n", (long long)c.ffnSize,
+                c.ffnActivation == FfnActivation::GeluTanh ? "GELU-tanh gated" : "SwiGLU");
+    if (c.qkvBias || c.qkNorm || c.postNorms || c.embeddingScale != 1.0 ||
+        c.finalLogitSoftcap > 0) {
+        std::string extras;
+        const auto add = [&](const std::string& text) {
+            extras += (extras.empty() ? "" : ", ") + text;
+        };
+        if (c.qkvBias)
+            add("Q/K/V bias");
+        if (c.qkNorm)
+            add("Q/K RMSNorm per head");
+        if (c.postNorms)
+            add("post-attention and post-FFN norms");
+        if (c.embeddingScale != 1.0)
+            add("embeddings × " + std::to_string(c.embeddingScale));
+        if (c.attentionScale > 0)
+            add("attention scale " + std::to_string(c.attentionScale));
+        if (c.finalLogitSoftcap > 0)
+            add("logit softcap " + std::to_string(c.finalLogitSoftcap));
+        std::printf("features:     %s\n", extras.c_str());
+    }
     std::printf("vocabulary:   %lld rows in the output layer%s\n", (long long)c.vocabSize,
                 c.tiedOutput ? " (tied to the token embedding)" : "");
     std::printf("context:      %lld (default --ctx-size %lld)\n", (long long)c.contextLength,
@@ -84,6 +121,7 @@ int runInfo(const Words& words) {
     std::printf("parameters:   %lld (%.2f M), %s of weights\n", (long long)files.parameterCount(),
                 double(files.parameterCount()) / 1e6, humanBytes(files.weightBytes()).c_str());
     std::printf("tokenizer:    %s\n", vocabularySummary(files).c_str());
+    std::printf("chat template: %s\n", describeChatTemplate(files).c_str());
     const auto perToken = [&](KvType type) {
         return kvCacheStats(c.layerCount, c.kvHeadCount, c.headCount, c.headDim, 1, 1, 1, type);
     };

@@ -45,9 +45,12 @@ commands:
   logits   --model PATH --ids 1,2,3 --out FILE.npy [--no-cache] [--ctx-size N] [--threads N]
            [--device D] [--attention fused|reference] [--kv-type T] [--window W [--sinks S]]
            Run the ids exactly as given and save float32 logits [n_ids, vocab] as .npy.
-  synth    --out PATH [--arch llama|chatglm] [--layers N] [--hidden N] [--heads N]
-           [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N] [--rope-base X]
-           [--dtype TYPE] [--seed N] [--format gguf|hf] [--tied-embeddings]
+  synth    --out PATH [--arch llama|chatglm|qwen2|qwen3|gemma3] [--layers N] [--hidden N]
+           [--heads N] [--kv-heads N] [--head-dim N] [--ffn N] [--vocab N] [--ctx N]
+           [--rope-base X] [--rope-scaling none|linear|llama3 [--rope-factor X]
+           [--rope-original-ctx N]] [--sliding-window N] [--sliding-pattern N]
+           [--local-rope-base X] [--softcap X] (the last four: gemma3) [--dtype TYPE] [--seed N]
+           [--format gguf|hf] [--tied-embeddings]
            Write a random-weight model with a sentencepiece tokenizer.
   convert  --model PATH --out PATH --format gguf|hf [--dtype TYPE]
            Convert between a GGUF file and a Hugging Face directory. TYPE: f32, f16, bf16, or

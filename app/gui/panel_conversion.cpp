@@ -34,7 +34,7 @@ widgets::TokenChip tokenChip(int32_t id, const std::string& piece, bool special,
     if (byte)
         chip.bytes = QByteArray(1, char(*byte));
     else if (!special)
-        chip.bytes = QByteArray::fromStdString(piece).replace("\xe2\x96\x81", " ");
+        chip.bytes = widgets::pieceBytes(QString::fromStdString(piece));
     return chip;
 }
 
@@ -118,6 +118,17 @@ widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event) {
             auto rowWeights = matrix.weights.begin() + ptrdiff_t(row) * matrix.keyCount;
             for (int64_t key = event.sinkTokens; key < end; ++key)
                 rowWeights[key] = widgets::AttentionMatrix::kEvicted;
+        }
+    // A local layer's window hides the keys before it whatever the cache holds (on such a layer
+    // it is the narrower window, models/model.cpp), so its label wins.
+    if (event.layerWindowTokens > 0)
+        for (int row = 0; row < matrix.queryCount; ++row) {
+            const int64_t position = event.firstQuery + row;
+            const int64_t end =
+                std::min<int64_t>(position - event.layerWindowTokens + 1, event.keyCount);
+            auto rowWeights = matrix.weights.begin() + ptrdiff_t(row) * matrix.keyCount;
+            for (int64_t key = 0; key < end; ++key)
+                rowWeights[key] = widgets::AttentionMatrix::kOutsideWindow;
         }
     return matrix;
 }

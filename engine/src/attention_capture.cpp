@@ -5,14 +5,16 @@
 namespace inferlens {
 
 AttentionCapture::AttentionCapture(const ProbeSet& probes, int64_t step, int64_t firstQuery,
-                                   int64_t queryCount, int64_t sinkTokens, int64_t windowTokens)
+                                   int64_t queryCount, int64_t sinkTokens, int64_t windowTokens,
+                                   const ModelConfig* model)
     : probes_(probes),
       step_(step),
       firstQuery_(firstQuery),
       queryCount_(queryCount),
       keyCount_(firstQuery + queryCount),
       sinkTokens_(sinkTokens),
-      windowTokens_(windowTokens) {}
+      windowTokens_(windowTokens),
+      model_(model) {}
 
 bool AttentionCapture::wantsHead(int64_t layer, int64_t head) const {
     return probes_.wantsAttention(layer, head);
@@ -27,8 +29,12 @@ void AttentionCapture::record(int64_t /*layer*/, int64_t head, int64_t position,
 
 void AttentionCapture::deliver(int64_t layer) {
     for (const auto& [head, block] : blocks_) {
-        const AttentionEvent event{step_,     layer, head,        firstQuery_,  queryCount_,
-                                   keyCount_, block, sinkTokens_, windowTokens_};
+        const AttentionEvent event{
+            step_,         layer,
+            head,          firstQuery_,
+            queryCount_,   keyCount_,
+            block,         sinkTokens_,
+            windowTokens_, model_ != nullptr ? model_->layerWindow(layer) : 0};
         probes_.attention(event);
     }
     blocks_.clear();

@@ -13,9 +13,11 @@ namespace inferlens {
 
 class AttentionCapture final : public AttentionRecorder {
   public:
-    // `sinkTokens`, `windowTokens`: a sliding cache's (AttentionEvent).
+    // `sinkTokens`, `windowTokens`: a sliding cache's (AttentionEvent). `model`: the model whose
+    // local layers' windows the events report (layerWindowTokens), if any.
     AttentionCapture(const ProbeSet& probes, int64_t step, int64_t firstQuery, int64_t queryCount,
-                     int64_t sinkTokens = 0, int64_t windowTokens = 0);
+                     int64_t sinkTokens = 0, int64_t windowTokens = 0,
+                     const ModelConfig* model = nullptr);
 
     bool wantsHead(int64_t layer, int64_t head) const override;
     void record(int64_t layer, int64_t head, int64_t position,
@@ -26,6 +28,7 @@ class AttentionCapture final : public AttentionRecorder {
   private:
     const ProbeSet& probes_;
     int64_t step_, firstQuery_, queryCount_, keyCount_, sinkTokens_, windowTokens_;
+    const ModelConfig* model_;
     std::map<int64_t, std::vector<float>> blocks_;  // head → [queryCount, keyCount]
 };
 

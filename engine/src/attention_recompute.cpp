@@ -51,7 +51,7 @@ bool recomputeAttention(const Model& model, std::span<const int32_t> tokens, Pro
                         std::span(residual).subspan(size_t(i) * hidden, hidden));
         cache.reserve(rows);
         AttentionCapture capture(probes, 0, first, rows, slides ? options.sinks : 0,
-                                 options.window);
+                                 options.window, &c);
         for (int64_t layer = 0; layer <= options.layer; ++layer) {
             if (control != nullptr && !control->checkpoint())
                 return false;

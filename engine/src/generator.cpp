@@ -163,7 +163,7 @@ bool Generator::runLayers(std::span<const int32_t> tokens, int64_t firstPosition
     if (probes_->anyAttention()) {
         const int64_t window = backend_->slidingWindow();
         attention.emplace(*probes_, event.index, firstPosition, count,
-                          window > 0 ? backend_->cacheStats().sinkTokens : 0, window);
+                          window > 0 ? backend_->cacheStats().sinkTokens : 0, window, &c);
     }
     for (int64_t layer = 0; layer < c.layerCount; ++layer) {
         if (control_ != nullptr && !control_->checkpoint())

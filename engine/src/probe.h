@@ -54,6 +54,10 @@ struct AttentionEvent {
     // their weights are 0.
     int64_t sinkTokens = 0;
     int64_t windowTokens = 0;
+    // A local layer's own window (Gemma 3's sliding-window layers; layerWindowTokens > 0): the
+    // query at position p saw only keys p − layerWindowTokens + 1 .. p; the earlier ones lie
+    // outside this layer's window (weight 0), whatever the cache holds.
+    int64_t layerWindowTokens = 0;
 };
 
 // The residual stream of the step's last token after `layer` has run: what the logit lens reads.

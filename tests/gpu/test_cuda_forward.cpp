@@ -1,4 +1,5 @@
-// The whole forward pass on the GPU against the CPU on the same synthetic GLM and LLaMA models:
+// The whole forward pass on the GPU against the CPU on the same synthetic models of every
+// architecture (GLM, LLaMA, Qwen2, Qwen3, Gemma 3):
 // logits of every prompt position and of each decode step, greedy tokens, the attention
 // probabilities the probes receive, chunked prefills, decode graphs, cancelled steps, and the
 // errors a user can meet (no such device, a model that does not fit, an id outside the
@@ -8,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -166,6 +168,58 @@ GPU_TEST(logitsAndGreedyTokensMatchTheCpuForGlmAndLlama) {
         const Model model = Model::open(path);
         compareRuns(c.name, model, 9, 12, logitTolerance(DType::F32), true);
     }
+}
+
+// The architectures past the plain decoder: Q/K/V biases with rotate-half RoPE (qwen2), per-head
+// Q/K norms (qwen3), Llama 3 RoPE factors, and Gemma 3's embedding scale, GELU-tanh, post-norms,
+// norm offset (Hugging Face layout), local layers with their own window and RoPE base (a window
+// of 16 under prompts of 40 and 700 tokens, so that the mask matters within and across chunks)
+// and logit soft-capping.
+GPU_TEST(newArchitecturesMatchTheCpu) {
+    TemporaryDirectory directory;
+    const auto with = [](SyntheticModelOptions o,
+                         const std::function<void(SyntheticModelOptions&)>& edit) {
+        edit(o);
+        return o;
+    };
+    const auto gemma = [&](DType dtype, ModelFormat format) {
+        return with(shape("gemma3", 1, dtype, format), [](SyntheticModelOptions& o) {
+            o.headDim = 64;
+            o.slidingWindow = 16;
+            o.slidingPattern = 3;
+            o.finalLogitSoftcap = 30;
+            o.tiedOutput = true;
+        });
+    };
+    const std::vector<ModelCase> cases{
+        {"qwen2 f32", with(shape("qwen2", 2, DType::F32),
+                           [](SyntheticModelOptions& o) { o.tiedOutput = true; })},
+        {"qwen3 f32 (head dim 64)",
+         with(shape("qwen3", 2, DType::F32), [](SyntheticModelOptions& o) { o.headDim = 64; })},
+        {"llama3 f32 (Hugging Face, rope_scaling llama3)",
+         with(shape("llama", 2, DType::F32, ModelFormat::HuggingFace),
+              [](SyntheticModelOptions& o) {
+                  o.ropeScaling = "llama3";
+                  o.ropeOriginalContext = 64;
+              })},
+        {"gemma3 f32", gemma(DType::F32, ModelFormat::Gguf)},
+        {"gemma3 f32 (Hugging Face, norms 1 + w)", gemma(DType::F32, ModelFormat::HuggingFace)},
+    };
+    for (const ModelCase& c : cases) {
+        const std::string path =
+            directory.file("new" + std::to_string(&c - cases.data()) +
+                           (c.options.format == ModelFormat::Gguf ? ".gguf" : ""));
+        writeSyntheticModel(c.options, path);
+        const Model model = Model::open(path);
+        compareRuns(c.name, model, 40, 8, logitTolerance(DType::F32), true);
+    }
+    const std::string quantized = directory.file("gemma-q8.gguf");
+    writeSyntheticModel(gemma(DType::Q8_0, ModelFormat::Gguf), quantized);
+    compareRuns("gemma3 q8_0", Model::open(quantized), 40, 6, logitTolerance(DType::Q8_0), false);
+    const std::string longPrompt = directory.file("gemma-long.gguf");
+    writeSyntheticModel(gemma(DType::F32, ModelFormat::Gguf), longPrompt);
+    compareRuns("gemma3 f32, 700-token prompt", Model::open(longPrompt), 700, 2,
+                logitTolerance(DType::F32), true);
 }
 
 GPU_TEST(everyWeightTypeStaysWithinItsToleranceOfTheCpu) {

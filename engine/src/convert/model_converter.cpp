@@ -1,5 +1,6 @@
 #include "convert/model_converter.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <vector>
@@ -70,20 +71,33 @@ void convertModel(const ModelFiles& source, ModelFormat format, std::optional<DT
     model.chatTemplate = source.chatTemplate;
     const ModelConfig& c = source.config;
     const DType checkpointType = predominantMatrixType(source);
+    // The writer takes the canonical form: GGUF's adjacent-pair Q/K rows and 1 + w norms.
+    const bool fromHf = source.format == ModelFormat::HuggingFace;
     for (const TensorSpec& spec : source.architecture->tensorSpecs(c)) {
+        if (!spec.derivedValues.empty()) {
+            const std::vector<float> values = spec.derivedValues;
+            model.weights.push_back(
+                {spec.ggufName, spec.shape, DType::F32, [values](std::span<float> out) {
+                     std::copy(values.begin(), values.end(), out.begin());
+                 }});
+            continue;
+        }
         const auto found = source.tensors.find(spec.ggufName);
         if (found == source.tensors.end())
             continue;  // an optional tensor the source lacks
         const TensorView& tensor = found->second;
         const int64_t permuteHeads = spec.ropePermuteHeads;
+        const float normOffset = fromHf ? spec.hfNormOffset : 0.0f;
         const DType stored = storedType(tensor, format, dtype, checkpointType);
         model.weights.push_back({spec.ggufName, tensor.shape, stored,
-                                 [&tensor, &c, permuteHeads](std::span<float> out) {
+                                 [&tensor, &c, permuteHeads, normOffset](std::span<float> out) {
                                      decodeRow(tensor.dtype, tensor.data, out);
                                      if (permuteHeads > 0)
                                          permuteRopeRows(out, tensor.columns(), permuteHeads,
                                                          c.headDim, c.ropeDims, c.ropePairing,
                                                          RopePairing::Adjacent);
+                                     for (float& value : out)
+                                         value += normOffset;
                                  }});
     }
     writeModel(model, format, path);

@@ -23,16 +23,22 @@ int64_t elementCount(const std::vector<int64_t>& shape) {
     return count;
 }
 
+// The canonical values of `weight` laid out for a file: as they are for GGUF; for Hugging Face
+// with Q/K rows permuted to rotate-half order and Gemma's norms stored as w instead of 1 + w
+// (the spec's ropePermuteHeads and hfNormOffset, zero for GGUF).
 TensorSource encodeSource(const WeightSource& weight, std::string name, DType dtype,
-                          const ModelConfig& config, int64_t ropePermuteHeads) {
+                          const ModelConfig& config, int64_t ropePermuteHeads, float hfNormOffset) {
     TensorSource source{std::move(name), dtype, weight.shape, {}};
-    source.fill = [&weight, dtype, &config, ropePermuteHeads](std::span<std::byte> out) {
+    source.fill = [&weight, dtype, &config, ropePermuteHeads,
+                   hfNormOffset](std::span<std::byte> out) {
         std::vector<float> values(size_t(elementCount(weight.shape)));
         weight.values(values);
         if (ropePermuteHeads > 0)
             permuteRopeRows(values, weight.shape.size() == 2 ? weight.shape[1] : 1,
                             ropePermuteHeads, config.headDim, config.ropeDims,
                             RopePairing::Adjacent, RopePairing::RotateHalf);
+        for (float& value : values)
+            value -= hfNormOffset;
         encodeRow(dtype, values, out.data());
     };
     return source;
@@ -109,7 +115,7 @@ void writeGguf(const ModelToWrite& model, const std::string& path) {
     for (const auto& weight : model.weights) {
         const DType dtype = weight.shape.size() == 1 ? DType::F32 : weight.dtype;
         checkBlockRows(weight, dtype);
-        writer.addTensor(encodeSource(weight, weight.name, dtype, model.config, 0));
+        writer.addTensor(encodeSource(weight, weight.name, dtype, model.config, 0, 0.0f));
     }
     writer.write(path);
 }
@@ -155,8 +161,10 @@ void writeHuggingFace(const ModelToWrite& model, const std::string& path) {
         if (spec == specByName.end())
             throw Error("tensor " + weight.name + " has no Hugging Face name in " +
                         std::string(model.architecture->name()));
+        if (spec->second->hfName.empty())
+            continue;  // config.json describes it (Llama 3's RoPE factors)
         tensors.push_back(encodeSource(weight, spec->second->hfName, weight.dtype, model.config,
-                                       spec->second->ropePermuteHeads));
+                                       spec->second->ropePermuteHeads, spec->second->hfNormOffset));
     }
     nlohmann::json config =
         model.architecture->hfConfig(model.config, torchDtypeName(model.weights));

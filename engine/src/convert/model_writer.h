@@ -27,7 +27,9 @@ struct WeightSource {
 
 struct ModelToWrite {
     const Architecture* architecture = nullptr;
-    ModelConfig config;  // ropePairing is ignored: sources are in adjacent-pair order
+    // Sources are canonical (GGUF: adjacent-pair Q/K rows for LLaMA, Gemma norms as 1 + w), so
+    // ropePairing and normWeightOffset are ignored.
+    ModelConfig config;
     std::vector<WeightSource> weights;
     std::optional<GgufVocabulary> vocabulary;  // every id, specials after the pieces included
     int64_t pieceCount = 0;  // sentencepiece pieces at the start of the vocabulary

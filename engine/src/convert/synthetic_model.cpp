@@ -1,9 +1,11 @@
 #include "convert/synthetic_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "convert/model_writer.h"
 #include "core/error.h"
+#include "models/rope_frequencies.h"
 #include "tokenizer/synthetic_vocabulary.h"
 
 namespace inferlens {
@@ -51,6 +53,36 @@ std::pair<float, float> initialisation(const std::string& name, const std::vecto
     return {0.0f, (queryOrKey ? 3.0f : 1.7f) / std::sqrt(fanIn)};
 }
 
+// The features past the plain decoder that each architecture has, as its configFromGguf sets
+// them, and the options' RoPE scaling and sliding window.
+void setArchitectureFeatures(const SyntheticModelOptions& o, ModelConfig& c) {
+    const bool gemma = o.architecture == "gemma3";
+    if (o.architecture == "qwen2" || o.architecture == "qwen3" || gemma)
+        c.ropePairing = RopePairing::RotateHalf;
+    c.qkNorm = o.architecture == "qwen3" || gemma;
+    if (gemma) {
+        c.ffnActivation = FfnActivation::GeluTanh;
+        c.embeddingScale = std::sqrt(double(c.hiddenSize));
+        c.postNorms = true;
+        c.attentionScale = 1.0 / std::sqrt(double(c.headDim));
+        c.slidingWindow = o.slidingWindow;
+        if (o.slidingWindow > 0)
+            c.slidingLayers = slidingLayersFromPattern(c.layerCount, o.slidingPattern);
+        c.localRopeBase = o.localRopeBase;
+        c.finalLogitSoftcap = o.finalLogitSoftcap;
+    }
+    if (o.ropeScaling == "linear") {
+        c.ropeLinearFactor = o.ropeFactor;
+    } else if (o.ropeScaling == "llama3" && !gemma && o.architecture != "chatglm") {
+        c.hasLlama3Scaling = true;
+        c.llama3Scaling = {o.ropeFactor, 1.0, 4.0, o.ropeOriginalContext};
+        c.ropeFrequencyDivisors = llama3RopeDivisors(c.llama3Scaling, c.ropeBase, c.ropeDims);
+    } else if (o.ropeScaling != "none") {
+        throw Error("--rope-scaling " + o.ropeScaling + " is not available for " + o.architecture +
+                    " (none, linear; llama3 for llama, qwen2, qwen3)");
+    }
+}
+
 }  // namespace
 
 void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path) {
@@ -70,10 +102,11 @@ void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path
     c.ropeDims = o.architecture == "chatglm" ? c.headDim / 2 : c.headDim;
     c.ropeBase = o.ropeBase;
     c.rmsNormEps = 1e-5;
-    c.qkvBias = o.architecture == "chatglm";
-    if (o.tiedOutput && o.architecture != "llama")
-        throw Error("--tied-embeddings: only LLaMA models tie the output layer to the embedding");
+    c.qkvBias = o.architecture == "chatglm" || o.architecture == "qwen2";
+    if (o.tiedOutput && o.architecture == "chatglm")
+        throw Error("--tied-embeddings: ChatGLM does not tie the output layer to the embedding");
     c.tiedOutput = o.tiedOutput;
+    setArchitectureFeatures(o, c);
     validateConfig(c, "synthetic model");
 
     const auto specials = model.architecture->specialsAfterPieces();
@@ -88,6 +121,14 @@ void writeSyntheticModel(const SyntheticModelOptions& o, const std::string& path
     model.vocabulary = std::move(vocabulary);
 
     for (const TensorSpec& spec : model.architecture->tensorSpecs(c)) {
+        if (!spec.derivedValues.empty()) {
+            const std::vector<float> values = spec.derivedValues;
+            model.weights.push_back(
+                {spec.ggufName, spec.shape, DType::F32, [values](std::span<float> out) {
+                     std::copy(values.begin(), values.end(), out.begin());
+                 }});
+            continue;
+        }
         const auto [offset, scale] = initialisation(spec.ggufName, spec.shape);
         model.weights.push_back({spec.ggufName, spec.shape, o.dtype,
                                  randomValues(o.seed, spec.ggufName, offset, scale)});

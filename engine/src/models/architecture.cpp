@@ -1,16 +1,46 @@
 #include "models/architecture.h"
 
+#include <array>
+
+#include "core/dtype_codec.h"
 #include "core/error.h"
 #include "io/gguf_file.h"
 
 namespace inferlens {
 
+namespace {
+
+std::array<const Architecture*, 5> allArchitectures() {
+    return {&glmArchitecture(), &llamaArchitecture(), &qwen2Architecture(), &qwen3Architecture(),
+            &gemma3Architecture()};
+}
+
+// The per-pair RoPE divisors of llama.cpp's rope_freqs.weight (Llama 3.x), when the file has it.
+std::vector<float> ropeFrequencyDivisors(const GgufFile& file, int64_t ropeDims) {
+    for (const TensorView& tensor : file.tensors()) {
+        if (tensor.name != "rope_freqs.weight")
+            continue;
+        if (tensor.shape != std::vector<int64_t>{ropeDims / 2})
+            throwFileError(file.path(),
+                           "tensor 'rope_freqs.weight' has shape " + shapeToString(tensor.shape) +
+                               " but " + std::to_string(ropeDims) + " rotated dimensions imply [" +
+                               std::to_string(ropeDims / 2) + "]");
+        std::vector<float> divisors(size_t(ropeDims / 2));
+        decodeRow(tensor.dtype, tensor.data, divisors);
+        return divisors;
+    }
+    return {};
+}
+
+}  // namespace
+
 const Architecture& architectureByName(std::string_view name, const std::string& file) {
-    for (const Architecture* arch : {&glmArchitecture(), &llamaArchitecture()})
+    for (const Architecture* arch : allArchitectures())
         if (arch->name() == name)
             return *arch;
-    throwFileError(file, "architecture '" + std::string(name) +
-                             "' is not supported (supported: chatglm, llama)");
+    throwFileError(file,
+                   "architecture '" + std::string(name) +
+                       "' is not supported (supported: chatglm, llama, qwen2, qwen3, gemma3)");
 }
 
 const Architecture& architectureForHfConfig(const nlohmann::json& config, const std::string& file) {
@@ -19,11 +49,12 @@ const Architecture& architectureForHfConfig(const nlohmann::json& config, const 
         throwFileError(file, "'model_type' is missing; cannot tell the architecture");
     if (!type->is_string())
         throwFileError(file, "'model_type' must be a string");
-    for (const Architecture* arch : {&glmArchitecture(), &llamaArchitecture()})
+    for (const Architecture* arch : allArchitectures())
         if (arch->hfModelType() == type->get<std::string>())
             return *arch;
     throwFileError(file, "model_type '" + type->get<std::string>() +
-                             "' is not supported (supported: chatglm, llama)");
+                             "' is not supported (supported: chatglm, llama, qwen2, qwen3, "
+                             "gemma3_text)");
 }
 
 ModelConfig readGgufHyperParameters(const GgufFile& file, std::string_view arch,
@@ -55,15 +86,28 @@ ModelConfig readGgufHyperParameters(const GgufFile& file, std::string_view arch,
     config.rmsNormEps = *eps;
     if (const auto* scaling = file.find(prefix + "rope.scaling.type")) {
         const auto* type = scaling->asString();
-        if (type == nullptr || *type != "none")
-            throwFileError(file.path(), "RoPE scaling is not supported yet");
+        if (type != nullptr && *type == "linear") {
+            const auto factor = file.optionalNumber(prefix + "rope.scaling.factor");
+            if (!factor)
+                throwFileError(file.path(), prefix + "rope.scaling.type is linear but " + prefix +
+                                                "rope.scaling.factor is missing");
+            config.ropeLinearFactor = *factor;
+        } else if (type == nullptr || *type != "none") {
+            throwFileError(file.path(),
+                           prefix + "rope.scaling.type = " + (type ? "'" + *type + "'" : "?") +
+                               " is not supported (supported: none, linear; Llama 3 scaling "
+                               "comes as the rope_freqs.weight tensor)");
+        }
+    } else if (const auto linear = file.optionalNumber(prefix + "rope.scale_linear")) {
+        config.ropeLinearFactor = *linear;
     }
+    config.ropeFrequencyDivisors = ropeFrequencyDivisors(file, config.ropeDims);
     return config;
 }
 
 std::vector<GgufKeyValue> writeGgufHyperParameters(const ModelConfig& c) {
     const std::string p = c.architecture + ".";
-    return {
+    std::vector<GgufKeyValue> values{
         {"general.architecture", {c.architecture}},
         {p + "context_length", {uint32_t(c.contextLength)}},
         {p + "embedding_length", {uint32_t(c.hiddenSize)}},
@@ -78,6 +122,11 @@ std::vector<GgufKeyValue> writeGgufHyperParameters(const ModelConfig& c) {
         {p + "rope.freq_base", {float(c.ropeBase)}},
         {p + "vocab_size", {uint32_t(c.vocabSize)}},
     };
+    if (c.ropeLinearFactor != 1.0) {
+        values.push_back({p + "rope.scaling.type", {std::string("linear")}});
+        values.push_back({p + "rope.scaling.factor", {float(c.ropeLinearFactor)}});
+    }
+    return values;
 }
 
 }  // namespace inferlens

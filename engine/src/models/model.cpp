@@ -9,6 +9,7 @@
 #include "core/dtype_codec.h"
 #include "core/error.h"
 #include "kv_cache.h"
+#include "models/rope_frequencies.h"
 
 namespace inferlens {
 
@@ -29,6 +30,8 @@ Model::Model(ModelFiles files, bool placeForCpuKernels) : files_(std::move(files
             throwFileError(files_.path, "missing tensor " + name);
         return &found->second;
     });
+    for (int64_t layer = 0; layer < config().layerCount; ++layer)
+        ropeFrequencies_.push_back(ropeFrequencies(config(), layer));
     if (placeForCpuKernels)
         placeForCpu();
 }
@@ -61,6 +64,9 @@ void Model::embed(int32_t token, std::span<float> x) const {
         throw Error("token id " + std::to_string(token) + " is outside the vocabulary [0, " +
                     std::to_string(table.rows()) + ")");
     decodeRow(table.dtype, table.row(token), x);
+    if (const double scale = config().embeddingScale; scale != 1.0)
+        for (float& value : x)
+            value *= float(scale);
 }
 
 void Model::forwardLayer(int64_t layerIndex, int64_t firstPosition, std::span<float> x,
@@ -99,10 +105,11 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
         return std::span(matrix).subspan(i * width, width);
     };
 
-    // Attention block: x += Wo · attention(RMSNorm(x)), the products over all tokens at once.
+    // Attention block: x += [PostNorm] Wo · attention(RMSNorm(x)), the products over all tokens
+    // at once.
     for (size_t i = 0; i < rows; ++i)
         rmsNorm(x.subspan(i * hidden, hidden), layer.attentionNorm, c.rmsNormEps,
-                row(b.normed, hidden, i));
+                row(b.normed, hidden, i), c.normWeightOffset);
     matMat(layer.query, b.normed, count, b.query, s.pool);
     matMat(layer.key, b.normed, count, b.key, s.pool);
     matMat(layer.value, b.normed, count, b.value, s.pool);
@@ -111,12 +118,13 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
     const int64_t firstRow = cache.size();
     for (size_t i = 0; i < rows; ++i) {
         const std::span<float> key = row(b.key, kvWidth, i), value = row(b.value, kvWidth, i);
-        finishQkv(layer, firstPosition + int64_t(i), row(b.query, queryWidth, i), key, value);
+        finishQkv(layer, layerIndex, firstPosition + int64_t(i), row(b.query, queryWidth, i), key,
+                  value);
         cache.store(layerIndex, firstRow + int64_t(i), key, value);
     }
     if (s.attention == AttentionKernel::Fused) {
-        fusedAttention(attentionLayout(cache), b.query, firstRow, count, cache.keys(layerIndex),
-                       cache.values(layerIndex), b.attended, s.pool);
+        fusedAttention(attentionLayout(cache, layerIndex), b.query, firstRow, count,
+                       cache.keys(layerIndex), cache.values(layerIndex), b.attended, s.pool);
         if (recordsLayer(layerIndex, recorder))
             for (size_t i = 0; i < rows; ++i) {
                 std::copy_n(b.query.begin() + ptrdiff_t(i * queryWidth), queryWidth,
@@ -132,19 +140,21 @@ void Model::forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t
         }
     }
     matMat(layer.attentionOutput, b.attended, count, b.projected, s.pool);
-    for (size_t i = 0; i < rows * hidden; ++i)
-        x[i] += b.projected[i];
+    for (size_t i = 0; i < rows; ++i)
+        addResidual(layer.postAttentionNorm, row(b.projected, hidden, i),
+                    x.subspan(i * hidden, hidden), s);
 
-    // SwiGLU MLP block, likewise.
+    // Gated FFN block, likewise.
     for (size_t i = 0; i < rows; ++i)
         rmsNorm(x.subspan(i * hidden, hidden), layer.ffnNorm, c.rmsNormEps,
-                row(b.normed, hidden, i));
+                row(b.normed, hidden, i), c.normWeightOffset);
     matMat(layer.ffnGate, b.normed, count, b.gate, s.pool);
     matMat(layer.ffnUp, b.normed, count, b.up, s.pool);
-    swiGlu(b.gate, b.up);
+    gatedActivation(c.ffnActivation, b.gate, b.up);
     matMat(layer.ffnDown, b.gate, count, b.projected, s.pool);
-    for (size_t i = 0; i < rows * hidden; ++i)
-        x[i] += b.projected[i];
+    for (size_t i = 0; i < rows; ++i)
+        addResidual(layer.postFfnNorm, row(b.projected, hidden, i), x.subspan(i * hidden, hidden),
+                    s);
 }
 
 void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t position,
@@ -152,31 +162,40 @@ void Model::forwardToken(const LayerWeights& layer, int64_t layerIndex, int64_t 
                          AttentionRecorder* recorder) const {
     const ModelConfig& c = config();
 
-    // Attention block: x += Wo · attention(RMSNorm(x))
-    rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed);
+    // Attention block: x += [PostNorm] Wo · attention(RMSNorm(x))
+    rmsNorm(x, layer.attentionNorm, c.rmsNormEps, s.normed, c.normWeightOffset);
     matVec(layer.query, s.normed, s.query, s.pool);
     matVec(layer.key, s.normed, s.key, s.pool);
     matVec(layer.value, s.normed, s.value, s.pool);
-    finishQkv(layer, position, s.query, s.key, s.value);
+    finishQkv(layer, layerIndex, position, s.query, s.key, s.value);
     const int64_t row = cache.size();
     cache.store(layerIndex, row, s.key, s.value);
     attend(layerIndex, row, cache, s, recorder);
     matVec(layer.attentionOutput, s.attended, s.projected, s.pool);
-    for (int64_t i = 0; i < c.hiddenSize; ++i)
-        x[i] += s.projected[i];
+    addResidual(layer.postAttentionNorm, s.projected, x, s);
 
-    // SwiGLU MLP block: x += W_down · (silu(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x)
-    rmsNorm(x, layer.ffnNorm, c.rmsNormEps, s.normed);
+    // Gated FFN block: x += [PostNorm] W_down · (act(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x),
+    // act = SiLU (SwiGLU) or GELU-tanh (Gemma's GeGLU)
+    rmsNorm(x, layer.ffnNorm, c.rmsNormEps, s.normed, c.normWeightOffset);
     matVec(layer.ffnGate, s.normed, s.gate, s.pool);
     matVec(layer.ffnUp, s.normed, s.up, s.pool);
-    swiGlu(s.gate, s.up);
+    gatedActivation(c.ffnActivation, s.gate, s.up);
     matVec(layer.ffnDown, s.gate, s.projected, s.pool);
-    for (int64_t i = 0; i < c.hiddenSize; ++i)
-        x[i] += s.projected[i];
+    addResidual(layer.postFfnNorm, s.projected, x, s);
 }
 
-void Model::finishQkv(const LayerWeights& layer, int64_t position, std::span<float> query,
-                      std::span<float> key, std::span<float> value) const {
+void Model::addResidual(const std::optional<TensorView>& postNorm, std::span<float> block,
+                        std::span<float> x, ForwardScratch& s) const {
+    if (postNorm) {
+        rmsNorm(block, *postNorm, config().rmsNormEps, s.normed, config().normWeightOffset);
+        block = s.normed;
+    }
+    for (size_t i = 0; i < x.size(); ++i)
+        x[i] += block[i];
+}
+
+void Model::finishQkv(const LayerWeights& layer, int64_t layerIndex, int64_t position,
+                      std::span<float> query, std::span<float> key, std::span<float> value) const {
     const ModelConfig& c = config();
     const auto dim = size_t(c.headDim);
     if (layer.queryBias)
@@ -185,13 +204,23 @@ void Model::finishQkv(const LayerWeights& layer, int64_t position, std::span<flo
         addBias(*layer.keyBias, key);
     if (layer.valueBias)
         addBias(*layer.valueBias, value);
-    // The cache holds rotated keys.
-    for (int64_t h = 0; h < c.headCount; ++h)
-        applyRope(query.subspan(size_t(h) * dim, dim), position, c.ropeDims, c.ropeBase,
-                  c.ropePairing);
-    for (int64_t g = 0; g < c.kvHeadCount; ++g)
-        applyRope(key.subspan(size_t(g) * dim, dim), position, c.ropeDims, c.ropeBase,
-                  c.ropePairing);
+    // Each head normalised on its own (Qwen3, Gemma 3), then rotated; the cache holds rotated
+    // keys.
+    const std::span<const double> frequencies = ropeFrequencies_[size_t(layerIndex)];
+    const auto finishHeads = [&](std::span<float> heads, const std::optional<TensorView>& norm) {
+        thread_local std::vector<float> normed;
+        normed.resize(dim);
+        for (size_t head = 0; head < heads.size(); head += dim) {
+            const std::span<float> values = heads.subspan(head, dim);
+            if (norm) {
+                rmsNorm(values, *norm, c.rmsNormEps, normed, c.normWeightOffset);
+                std::copy(normed.begin(), normed.end(), values.begin());
+            }
+            applyRope(values, position, frequencies, c.ropePairing);
+        }
+    };
+    finishHeads(query, layer.queryNorm);
+    finishHeads(key, layer.keyNorm);
 }
 
 bool Model::recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) const {
@@ -203,15 +232,24 @@ bool Model::recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) 
 }
 
 AttentionLayout attentionLayoutOf(const ModelConfig& c, int64_t kvRowWidth) {
-    return {c.headDim, c.headCount, c.kvHeadCount, kvRowWidth,
-            float(1.0 / std::sqrt(double(c.headDim)))};
+    return {c.headDim, c.headCount, c.kvHeadCount, kvRowWidth, float(c.scoreScale())};
 }
 
-AttentionLayout Model::attentionLayout(const KvCache& cache) const {
+AttentionLayout Model::attentionLayout(const KvCache& cache, int64_t layerIndex) const {
     AttentionLayout layout = attentionLayoutOf(config(), config().kvWidth());
-    if (cache.options().slides) {
+    const bool userWindow = cache.options().slides;
+    if (userWindow) {
         layout.sinks = cache.options().sinks;
         layout.window = cache.window();
+    }
+    // A local layer's own window (Gemma 3) is a mask in positions, which are the cache's rows
+    // (those after a sliding cache's sinks are consecutive positions). With the user's sliding
+    // cache on top, the narrower window wins on a local layer and the user's sinks stay hidden
+    // there: the model was trained to see only its recent positions in these layers. Global
+    // layers keep the user's window and sinks.
+    if (const int64_t own = config().layerWindow(layerIndex); own > 0) {
+        layout.window = userWindow ? std::min(layout.window, own) : own;
+        layout.sinks = 0;
     }
     return layout;
 }
@@ -234,7 +272,7 @@ void Model::attentionWeights(int64_t layerIndex, int64_t row, const KvCache& cac
                              ForwardScratch& s) const {
     const int64_t keyCount = row + 1;
     s.scores.resize(size_t(config().headCount * keyCount));
-    attentionProbabilities(attentionLayout(cache), s.query, row,
+    attentionProbabilities(attentionLayout(cache, layerIndex), s.query, row,
                            floatRows(cache.keys(layerIndex), keyCount, s.decodedKeys), s.scores,
                            s.pool);
 }
@@ -264,7 +302,7 @@ void Model::recordAttention(int64_t layerIndex, int64_t row, const KvCache& cach
 void Model::attend(int64_t layerIndex, int64_t row, KvCache& cache, ForwardScratch& s,
                    AttentionRecorder* recorder) const {
     const int64_t keyCount = row + 1;
-    const AttentionLayout layout = attentionLayout(cache);
+    const AttentionLayout layout = attentionLayout(cache, layerIndex);
     if (s.attention == AttentionKernel::Fused) {
         fusedAttention(layout, s.query, row, 1, cache.keys(layerIndex), cache.values(layerIndex),
                        s.attended, s.pool);
@@ -284,8 +322,10 @@ void Model::attend(int64_t layerIndex, int64_t row, KvCache& cache, ForwardScrat
 
 void Model::computeLogits(std::span<const float> x, std::span<float> logits,
                           ForwardScratch& s) const {
-    rmsNorm(x, weights_.outputNorm, config().rmsNormEps, s.normed);
+    rmsNorm(x, weights_.outputNorm, config().rmsNormEps, s.normed, config().normWeightOffset);
     matVec(weights_.output, s.normed, logits, s.pool);
+    if (config().finalLogitSoftcap > 0)
+        softcap(logits, config().finalLogitSoftcap);
 }
 
 }  // namespace inferlens

@@ -1,6 +1,6 @@
 #pragma once
-// A loaded decoder-only transformer: the shared pre-norm SwiGLU block that both architectures use,
-// run one token at a time on the reference CPU path. The double loop that drives it (tokens
+// A loaded decoder-only transformer: the shared pre-norm gated-FFN block that every architecture
+// uses, run one token at a time on the reference CPU path. The double loop that drives it (tokens
 // outside, layers inside) is in generator.cpp.
 
 #include <cstdint>
@@ -95,11 +95,17 @@ class Model {
     void forwardTokens(const LayerWeights& layer, int64_t layerIndex, int64_t firstPosition,
                        int64_t count, std::span<float> x, KvCache& cache, ForwardScratch& scratch,
                        AttentionRecorder* recorder) const;
-    // Biases, then RoPE on the query heads and key groups of the token at `position`.
-    void finishQkv(const LayerWeights& layer, int64_t position, std::span<float> query,
-                   std::span<float> key, std::span<float> value) const;
-    // The attention of the layers over `cache`'s rows (with its window's mask when it slides).
-    AttentionLayout attentionLayout(const KvCache& cache) const;
+    // Biases, per-head Q/K norms, then RoPE on the query heads and key groups of the token at
+    // `position`.
+    void finishQkv(const LayerWeights& layer, int64_t layerIndex, int64_t position,
+                   std::span<float> query, std::span<float> key, std::span<float> value) const;
+    // x += block, after the block's post-norm when the layer has one (Gemma 3); may overwrite
+    // scratch.normed.
+    void addResidual(const std::optional<TensorView>& postNorm, std::span<float> block,
+                     std::span<float> x, ForwardScratch& scratch) const;
+    // The attention of a layer over `cache`'s rows: masked by a sliding cache's window, and by
+    // the layer's own window when it is a local layer.
+    AttentionLayout attentionLayout(const KvCache& cache, int64_t layerIndex) const;
     // Whether the recorder wants any head of this layer.
     bool recordsLayer(int64_t layerIndex, const AttentionRecorder* recorder) const;
     // The softmax weights of every head of scratch.query (the token in cache row `row`) over
@@ -119,6 +125,7 @@ class Model {
     DecoderWeights weights_;
     // Repacked copies of the quantized matrices, when this CPU's kernels use them.
     std::shared_ptr<PackedStore> packed_;
+    std::vector<std::vector<double>> ropeFrequencies_;  // [layer][ropeDims / 2]
 };
 
 }  // namespace inferlens

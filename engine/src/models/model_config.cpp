@@ -1,5 +1,8 @@
 #include "models/model_config.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.h"
 
 namespace inferlens {
@@ -14,6 +17,17 @@ void requireRange(const std::string& file, const char* name, int64_t value, int6
 }
 
 }  // namespace
+
+double ModelConfig::scoreScale() const {
+    return attentionScale > 0 ? attentionScale : 1.0 / std::sqrt(double(headDim));
+}
+
+std::vector<bool> slidingLayersFromPattern(int64_t layers, int64_t pattern) {
+    std::vector<bool> sliding(size_t(std::max<int64_t>(layers, 0)));
+    for (int64_t i = 0; i < layers; ++i)
+        sliding[size_t(i)] = pattern == 0 || i % pattern < pattern - 1;
+    return sliding;
+}
 
 void validateConfig(const ModelConfig& c, const std::string& file) {
     requireRange(file, "layer count", c.layerCount, 1, 1024);
@@ -36,6 +50,33 @@ void validateConfig(const ModelConfig& c, const std::string& file) {
                        "RMSNorm epsilon " + std::to_string(c.rmsNormEps) + " is not in (0, 1)");
     if (!(c.ropeBase > 1 && c.ropeBase < 1e12))
         throwFileError(file, "RoPE base " + std::to_string(c.ropeBase) + " is not in (1, 1e12)");
+    if (!(c.embeddingScale > 0 && c.embeddingScale < 1e6) ||
+        !(c.attentionScale >= 0 && c.attentionScale < 1e6) ||
+        !(c.finalLogitSoftcap >= 0 && c.finalLogitSoftcap < 1e6))
+        throwFileError(file, "embedding scale, attention scale or logit softcap out of range");
+    if (!(c.ropeLinearFactor >= 1 && c.ropeLinearFactor < 1e6))
+        throwFileError(file, "RoPE linear scaling factor " + std::to_string(c.ropeLinearFactor) +
+                                 " is not in [1, 1e6)");
+    if (!c.ropeFrequencyDivisors.empty()) {
+        if (int64_t(c.ropeFrequencyDivisors.size()) != c.ropeDims / 2)
+            throwFileError(
+                file, "RoPE frequency factors: " + std::to_string(c.ropeFrequencyDivisors.size()) +
+                          " values for " + std::to_string(c.ropeDims / 2) + " rotated pairs");
+        for (float divisor : c.ropeFrequencyDivisors)
+            if (!(divisor > 0 && divisor < 1e6))
+                throwFileError(file, "RoPE frequency factor " + std::to_string(divisor) +
+                                         " is not in (0, 1e6)");
+    }
+    if (c.slidingWindow < 0 || c.slidingWindow > (int64_t(1) << 24))
+        throwFileError(file,
+                       "sliding window " + std::to_string(c.slidingWindow) + " is out of range");
+    if (!c.slidingLayers.empty() && int64_t(c.slidingLayers.size()) != c.layerCount)
+        throwFileError(file, "the sliding-window layer pattern names " +
+                                 std::to_string(c.slidingLayers.size()) +
+                                 " layers, the model has " + std::to_string(c.layerCount));
+    if (c.slidingWindow > 0 && !(c.localRopeBase > 1 && c.localRopeBase < 1e12))
+        throwFileError(
+            file, "local RoPE base " + std::to_string(c.localRopeBase) + " is not in (1, 1e12)");
 }
 
 }  // namespace inferlens

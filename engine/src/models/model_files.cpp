@@ -25,6 +25,8 @@ bool isIgnorableBuffer(const std::string& name) {
 void bindSpecs(ModelFiles& files, const RawTensors& raw, bool hfNames) {
     std::set<std::string> used;
     for (const TensorSpec& spec : files.architecture->tensorSpecs(files.config)) {
+        if (hfNames && spec.hfName.empty())
+            continue;  // described by config.json instead (Llama 3's RoPE factors)
         const std::string& name = hfNames ? spec.hfName : spec.ggufName;
         const auto found = raw.find(name);
         if (found == raw.end()) {

@@ -151,40 +151,42 @@ void addBias(const TensorView& bias, std::span<float> y) {
         y[i] += values[i];
 }
 
-void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out) {
+void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out,
+             double weightOffset) {
     double sumOfSquares = 0.0;
     for (float value : x)
         sumOfSquares += double(value) * value;
     const float scale = float(1.0 / std::sqrt(sumOfSquares / double(x.size()) + eps));
     decodeRow(weight.dtype, weight.data, out);
     for (size_t i = 0; i < x.size(); ++i)
-        out[i] *= x[i] * scale;
+        out[i] = (float(weightOffset) + out[i]) * (x[i] * scale);
 }
 
-void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
+void applyRope(std::span<float> head, int64_t position, std::span<const double> frequencies,
                RopePairing pairing) {
     // Every head of every layer of a token turns by the same angles: computed once per position
-    // (a pow, a cos and a sin per pair — otherwise thousands per token) and kept for the calls
-    // that follow on this thread.
+    // and set of frequencies (a cos and a sin per pair — otherwise thousands per token) and kept
+    // for the calls that follow on this thread. Keyed by the frequencies' values, not their
+    // address, which a later model may reuse.
     struct Angles {
-        int64_t position = -1, ropeDims = 0;
-        double base = 0.0;
+        int64_t position = -1;
+        std::vector<double> frequencies;
         std::vector<float> cosine, sine;
     };
     thread_local Angles angles;
-    const int64_t pairs = ropeDims / 2;
-    if (angles.position != position || angles.ropeDims != ropeDims || angles.base != base) {
+    const auto pairs = int64_t(frequencies.size());
+    if (angles.position != position ||
+        !std::equal(frequencies.begin(), frequencies.end(), angles.frequencies.begin(),
+                    angles.frequencies.end())) {
         angles.cosine.resize(size_t(pairs));
         angles.sine.resize(size_t(pairs));
         for (int64_t i = 0; i < pairs; ++i) {
-            const double angle =
-                double(position) * std::pow(base, -2.0 * double(i) / double(ropeDims));
+            const double angle = double(position) * frequencies[size_t(i)];
             angles.cosine[size_t(i)] = float(std::cos(angle));
             angles.sine[size_t(i)] = float(std::sin(angle));
         }
         angles.position = position;
-        angles.ropeDims = ropeDims;
-        angles.base = base;
+        angles.frequencies.assign(frequencies.begin(), frequencies.end());
     }
     for (int64_t i = 0; i < pairs; ++i) {
         const float cosine = angles.cosine[size_t(i)], sine = angles.sine[size_t(i)];
@@ -195,6 +197,14 @@ void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double
         a = first * cosine - second * sine;
         b = first * sine + second * cosine;
     }
+}
+
+void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
+               RopePairing pairing) {
+    std::vector<double> frequencies(size_t(ropeDims / 2));
+    for (size_t i = 0; i < frequencies.size(); ++i)
+        frequencies[i] = std::pow(base, -2.0 * double(i) / double(ropeDims));
+    applyRope(head, position, frequencies, pairing);
 }
 
 void softmaxInPlace(std::span<float> values) {
@@ -211,6 +221,27 @@ void softmaxInPlace(std::span<float> values) {
 void swiGlu(std::span<float> gate, std::span<const float> up) {
     for (size_t i = 0; i < gate.size(); ++i)
         gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void geluTanhGlu(std::span<float> gate, std::span<const float> up) {
+    constexpr float kSqrtTwoOverPi = 0.7978845608028654f;
+    for (size_t i = 0; i < gate.size(); ++i) {
+        const float x = gate[i];
+        gate[i] =
+            0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + 0.044715f * x * x * x))) * up[i];
+    }
+}
+
+void gatedActivation(FfnActivation activation, std::span<float> gate, std::span<const float> up) {
+    if (activation == FfnActivation::GeluTanh)
+        geluTanhGlu(gate, up);
+    else
+        swiGlu(gate, up);
+}
+
+void softcap(std::span<float> values, double cap) {
+    for (float& value : values)
+        value = float(cap * std::tanh(double(value) / cap));
 }
 
 }  // namespace inferlens

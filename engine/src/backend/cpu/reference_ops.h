@@ -26,13 +26,25 @@ void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, 
             ThreadPool* pool = nullptr);
 // y += b
 void addBias(const TensorView& bias, std::span<float> y);
-// out = x / rms(x) * weight
-void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out);
-// Rotates the first `ropeDims` values of one head by angles position · base^(−2i/ropeDims).
+// out = x / rms(x) * (weightOffset + weight); Gemma's Hugging Face norms have offset 1.
+void rmsNorm(std::span<const float> x, const TensorView& weight, double eps, std::span<float> out,
+             double weightOffset = 0.0);
+// Rotates the first 2 × frequencies.size() values of one head, pair i by position · θ_i
+// (models/rope_frequencies.h).
+void applyRope(std::span<float> head, int64_t position, std::span<const double> frequencies,
+               RopePairing pairing);
+// The same with θ_i = base^(−2i/ropeDims).
 void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
                RopePairing pairing);
 void softmaxInPlace(std::span<float> values);
 // gate[i] = silu(gate[i]) * up[i]
 void swiGlu(std::span<float> gate, std::span<const float> up);
+// gate[i] = gelu_tanh(gate[i]) * up[i] (GELU's tanh approximation, as Gemma's
+// gelu_pytorch_tanh and llama.cpp's GELU)
+void geluTanhGlu(std::span<float> gate, std::span<const float> up);
+// gate = act(gate) ⊙ up with the model's activation.
+void gatedActivation(FfnActivation activation, std::span<float> gate, std::span<const float> up);
+// values[i] = cap · tanh(values[i] / cap)
+void softcap(std::span<float> values, double cap);
 
 }  // namespace inferlens

@@ -9,6 +9,7 @@
 #include "backend/cuda_backend.h"
 #include "core/error.h"
 #include "models/memory_estimate.h"
+#include "models/rope_frequencies.h"
 
 namespace inferlens::cuda {
 namespace {
@@ -31,6 +32,7 @@ struct CudaForward::Work {
     float *attended = nullptr, *projected = nullptr, *gate = nullptr, *up = nullptr;
     float* probabilities = nullptr;              // [attention chunk, heads, capacity]
     float* logits = nullptr;                     // [kLogitChunk, vocabulary]
+    double* ropeFrequencies = nullptr;           // [layers, ropeDims / 2]
     std::vector<float*> cacheKeys, cacheValues;  // per layer, [capacity, KV]
 
     // Sizes (take == nullptr) or places every buffer; returns the bytes.
@@ -56,6 +58,7 @@ struct CudaForward::Work {
         take(up, chunk * c.ffnSize);
         take(probabilities, attentionChunk * c.headCount * capacity);
         take(logits, kLogitChunk * c.vocabSize);
+        take(ropeFrequencies, c.layerCount * (c.ropeDims / 2));
         cacheKeys.resize(size_t(c.layerCount));
         cacheValues.resize(size_t(c.layerCount));
         for (int64_t layer = 0; layer < c.layerCount; ++layer) {
@@ -129,6 +132,17 @@ CudaForward::CudaForward(const ModelConfig& config, int deviceIndex, int64_t con
     weights_ = makeWeights();
     workArena_ = DeviceArena(workBytes);
     work->layout(c, capacity_, chunk, attentionChunk_, &workArena_);
+    // Every layer's RoPE frequencies (its base, scaling and Llama 3 factors), computed once as on
+    // the CPU.
+    std::vector<double> frequencies;
+    for (int64_t layer = 0; layer < c.layerCount; ++layer) {
+        const std::vector<double> own = ropeFrequencies(c, layer);
+        frequencies.insert(frequencies.end(), own.begin(), own.end());
+    }
+    if (!frequencies.empty())
+        INFERLENS_CUDA_CHECK(cudaMemcpy(work->ropeFrequencies, frequencies.data(),
+                                        frequencies.size() * sizeof(double),
+                                        cudaMemcpyHostToDevice));
     work_ = std::move(work);
     products_ = std::make_unique<DeviceProducts>(stream_, limits, workArena_);
     decodeGraphs_.assign(size_t(c.layerCount), nullptr);
@@ -175,6 +189,9 @@ void CudaForward::beginStep(std::span<const int32_t> tokens, int64_t firstPositi
     INFERLENS_CUDA_CHECK(cudaMemcpyAsync(work_->tokenIds, ids, size_t(count) * sizeof(int32_t),
                                          cudaMemcpyHostToDevice, stream_));
     embedRows(weights_.tokenEmbedding, work_->tokenIds, count, work_->residual, stream_);
+    if (config_.embeddingScale != 1.0)
+        scaleValues(work_->residual, count * config_.hiddenSize, float(config_.embeddingScale),
+                    stream_);
     stepFirst_ = firstPosition;
     stepCount_ = count;
 }
@@ -220,8 +237,10 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
     const int64_t hidden = c.hiddenSize, queryWidth = c.queryWidth(), kvWidth = c.kvWidth();
     float* x = w.residual + offset * hidden;
 
-    // Attention block: x += Wo · attention(RMSNorm(x))
-    rmsNorm(x, layer.attentionNorm, count, hidden, c.rmsNormEps, w.normed, stream_);
+    const double normOffset = c.normWeightOffset;
+
+    // Attention block: x += [PostNorm] Wo · attention(RMSNorm(x))
+    rmsNorm(x, layer.attentionNorm, count, hidden, c.rmsNormEps, w.normed, stream_, normOffset);
     products_->multiply(layer.query, w.normed, count, w.query);
     products_->multiply(layer.key, w.normed, count, w.key);
     products_->multiply(layer.value, w.normed, count, w.value);
@@ -231,16 +250,28 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
         addBias(layer.keyBias, count, kvWidth, w.key, stream_);
     if (layer.valueBias != nullptr)
         addBias(layer.valueBias, count, kvWidth, w.value, stream_);
-    // The cache holds rotated keys.
-    const RopeShape queries{c.headCount, c.headDim, c.ropeDims, c.ropeBase, c.ropePairing};
-    const RopeShape keys{c.kvHeadCount, c.headDim, c.ropeDims, c.ropeBase, c.ropePairing};
+    // Each head normalised on its own (Qwen3, Gemma 3), then rotated; the cache holds rotated
+    // keys.
+    if (layer.queryNorm != nullptr) {
+        rmsNorm(w.query, layer.queryNorm, count * c.headCount, c.headDim, c.rmsNormEps, w.query,
+                stream_, normOffset);
+        rmsNorm(w.key, layer.keyNorm, count * c.kvHeadCount, c.headDim, c.rmsNormEps, w.key,
+                stream_, normOffset);
+    }
+    const double* frequencies = w.ropeFrequencies + layerIndex * (c.ropeDims / 2);
+    const RopeShape queries{c.headCount, c.headDim,     c.ropeDims,
+                            c.ropeBase,  c.ropePairing, frequencies};
+    const RopeShape keys{c.kvHeadCount, c.headDim,     c.ropeDims,
+                         c.ropeBase,    c.ropePairing, frequencies};
     rope(w.query, count, queries, w.firstPosition, offset, stream_);
     rope(w.key, count, keys, w.firstPosition, offset, stream_);
     float* cacheKeys = w.cacheKeys[size_t(layerIndex)];
     float* cacheValues = w.cacheValues[size_t(layerIndex)];
     storeKv(w.key, w.value, count, kvWidth, cacheKeys, cacheValues, w.firstPosition, offset,
             stream_);
-    const AttentionShape shape{c.headCount, c.kvHeadCount, c.headDim, capacity_};
+    // A local layer's window is a mask in positions, which are this cache's rows.
+    const AttentionShape shape{c.headCount, c.kvHeadCount,         c.headDim,
+                               capacity_,   float(c.scoreScale()), c.layerWindow(layerIndex)};
     for (int64_t first = 0; first < count; first += attentionChunk_) {
         const int64_t queriesNow = std::min(attentionChunk_, count - first);
         attention(w.query + first * queryWidth, cacheKeys, cacheValues, shape, queriesNow,
@@ -250,14 +281,23 @@ void CudaForward::enqueueLayer(int64_t layerIndex, int64_t offset, int64_t count
             copyWantedProbabilities(offset + first, queriesNow);
     }
     products_->multiply(layer.attentionOutput, w.attended, count, w.projected);
+    if (layer.postAttentionNorm != nullptr)
+        rmsNorm(w.projected, layer.postAttentionNorm, count, hidden, c.rmsNormEps, w.projected,
+                stream_, normOffset);
     addInPlace(x, w.projected, count * hidden, stream_);
 
-    // SwiGLU MLP block: x += W_down · (silu(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x)
-    rmsNorm(x, layer.ffnNorm, count, hidden, c.rmsNormEps, w.normed, stream_);
+    // Gated FFN block: x += [PostNorm] W_down · (act(W_gate · h) ⊙ (W_up · h)), h = RMSNorm(x)
+    rmsNorm(x, layer.ffnNorm, count, hidden, c.rmsNormEps, w.normed, stream_, normOffset);
     products_->multiply(layer.ffnGate, w.normed, count, w.gate);
     products_->multiply(layer.ffnUp, w.normed, count, w.up);
-    swiGlu(w.gate, w.up, count * c.ffnSize, stream_);
+    if (c.ffnActivation == FfnActivation::GeluTanh)
+        geluTanhGlu(w.gate, w.up, count * c.ffnSize, stream_);
+    else
+        swiGlu(w.gate, w.up, count * c.ffnSize, stream_);
     products_->multiply(layer.ffnDown, w.gate, count, w.projected);
+    if (layer.postFfnNorm != nullptr)
+        rmsNorm(w.projected, layer.postFfnNorm, count, hidden, c.rmsNormEps, w.projected, stream_,
+                normOffset);
     addInPlace(x, w.projected, count * hidden, stream_);
 }
 
@@ -335,8 +375,10 @@ void CudaForward::finishStep(std::span<float> logits, int64_t rows) {
     for (int64_t row = firstRow; row < stepCount_; row += kLogitChunk) {
         const int64_t count = std::min(kLogitChunk, stepCount_ - row);
         rmsNorm(w.residual + row * c.hiddenSize, weights_.outputNorm, count, c.hiddenSize,
-                c.rmsNormEps, w.normed, stream_);
+                c.rmsNormEps, w.normed, stream_, c.normWeightOffset);
         products_->multiply(weights_.output, w.normed, count, w.logits);
+        if (c.finalLogitSoftcap > 0)
+            softcap(w.logits, count * c.vocabSize, float(c.finalLogitSoftcap), stream_);
         INFERLENS_CUDA_CHECK(cudaMemcpyAsync(logits.data() + (row - firstRow) * c.vocabSize,
                                              w.logits, size_t(count * c.vocabSize) * sizeof(float),
                                              cudaMemcpyDeviceToHost, stream_));

@@ -65,11 +65,23 @@ std::vector<Slot> layout(const ModelConfig& c, DeviceWeights& w, const DecoderWe
         bias(layer.queryBias, from ? &from->queryBias : nullptr, q);
         bias(layer.keyBias, from ? &from->keyBias : nullptr, kv);
         bias(layer.valueBias, from ? &from->valueBias : nullptr, kv);
+        // Optional norms as the configuration has them (Qwen3, Gemma 3).
+        const auto norm = [&](const float*& target, const std::optional<TensorView>& view,
+                              bool present, int64_t size) {
+            if (present)
+                vector(target, from ? optionalView(view) : nullptr, size, 1.0f, 0.1f);
+        };
+        const LayerWeights none;
+        const LayerWeights& optional = from ? *from : none;
+        norm(layer.queryNorm, optional.queryNorm, c.qkNorm, c.headDim);
+        norm(layer.keyNorm, optional.keyNorm, c.qkNorm, c.headDim);
         matrix(layer.attentionOutput, from ? &from->attentionOutput : nullptr, h, q, amplitude(q));
+        norm(layer.postAttentionNorm, optional.postAttentionNorm, c.postNorms, h);
         vector(layer.ffnNorm, from ? viewOf(from->ffnNorm) : nullptr, h, 1.0f, 0.1f);
         matrix(layer.ffnGate, from ? &from->ffnGate : nullptr, f, h, amplitude(h));
         matrix(layer.ffnUp, from ? &from->ffnUp : nullptr, f, h, amplitude(h));
         matrix(layer.ffnDown, from ? &from->ffnDown : nullptr, h, f, amplitude(f));
+        norm(layer.postFfnNorm, optional.postFfnNorm, c.postNorms, h);
     }
     vector(w.outputNorm, source ? &source->outputNorm : nullptr, h, 1.0f, 0.1f);
     // A tied output layer is the embedding's upload, not a second copy.

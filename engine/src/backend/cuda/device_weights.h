@@ -21,9 +21,13 @@ struct DeviceLayer {
     const float* queryBias = nullptr;  // null without biases
     const float* keyBias = nullptr;
     const float* valueBias = nullptr;
+    const float* queryNorm = nullptr;  // [head_dim]; null without Q/K norms
+    const float* keyNorm = nullptr;
     DeviceMatrix attentionOutput;
+    const float* postAttentionNorm = nullptr;  // null without post-norms
     const float* ffnNorm = nullptr;
     DeviceMatrix ffnGate, ffnUp, ffnDown;
+    const float* postFfnNorm = nullptr;
 };
 
 struct DeviceWeights {

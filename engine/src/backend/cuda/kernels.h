@@ -37,15 +37,23 @@ void convertActivations(const float* in, int64_t tokens, int64_t columns, DType 
 void scaleRows(float* y, int64_t tokens, int64_t width, const float* rowScales,
                cudaStream_t stream);
 
-// out[t] = x[t] / rms(x[t]) * weight for `tokens` rows of `width`.
+// out[t] = x[t] / rms(x[t]) * (weightOffset + weight) for `tokens` rows of `width` (out may be
+// x). Gemma's Hugging Face norms have weightOffset 1; per-head Q/K norms pass tokens × heads rows
+// of head_dim.
 void rmsNorm(const float* x, const float* weight, int64_t tokens, int64_t width, double eps,
-             float* out, cudaStream_t stream);
+             float* out, cudaStream_t stream, double weightOffset = 0.0);
 // y[t] += bias for `tokens` rows of `width`.
 void addBias(const float* bias, int64_t tokens, int64_t width, float* y, cudaStream_t stream);
 // x += y, `count` values.
 void addInPlace(float* x, const float* y, int64_t count, cudaStream_t stream);
 // gate = silu(gate) * up, `count` values.
 void swiGlu(float* gate, const float* up, int64_t count, cudaStream_t stream);
+// gate = gelu_tanh(gate) * up, `count` values (Gemma's GeGLU).
+void geluTanhGlu(float* gate, const float* up, int64_t count, cudaStream_t stream);
+// x *= factor, `count` values (Gemma's embedding scale).
+void scaleValues(float* x, int64_t count, float factor, cudaStream_t stream);
+// x = cap · tanh(x / cap), `count` values (final logit soft-capping).
+void softcap(float* x, int64_t count, float cap, cudaStream_t stream);
 
 struct RopeShape {
     int64_t heads = 0;  // heads per token row
@@ -53,6 +61,9 @@ struct RopeShape {
     int64_t ropeDims = 0;  // leading dimensions of each head that rotate
     double base = 10000.0;
     RopePairing pairing = RopePairing::Adjacent;
+    // Device array of ropeDims / 2 frequencies θ_i (models/rope_frequencies.h: a layer's own
+    // base, scaling and Llama 3 factors); null: θ_i = base^(−2i/ropeDims).
+    const double* frequencies = nullptr;
 };
 // Rotates the heads of `tokens` rows ([tokens, heads × headDim]) by their positions.
 void rope(float* rows, int64_t tokens, const RopeShape& shape, const int64_t* firstPosition,
@@ -65,11 +76,16 @@ void storeKv(const float* key, const float* value, int64_t tokens, int64_t width
 struct AttentionShape {
     int64_t heads = 0, kvHeads = 0, headDim = 0;
     int64_t capacity = 0;  // rows of the cache, and the stride of a probability row
+    float scale = 0.0f;    // the scores' factor; 0: 1/√headDim
+    // A local layer's window (Gemma 3): the query at position p sees p − window + 1 .. p only
+    // (the others get weight 0); 0: every position up to its own.
+    int64_t window = 0;
 };
 // Causal attention of `tokens` queries ([tokens, heads × headDim]) over the cached keys and
-// values ([capacity, kvHeads × headDim]) of positions 0 .. their own. The softmax weights stay in
-// `probabilities` ([tokens, heads, capacity], only each row's first position + 1 entries
-// meaningful) for the probes; the result goes to `out` ([tokens, heads × headDim]).
+// values ([capacity, kvHeads × headDim]) of positions 0 .. their own (within the window). The
+// softmax weights stay in `probabilities` ([tokens, heads, capacity], only each row's first
+// position + 1 entries meaningful) for the probes; the result goes to `out` ([tokens, heads ×
+// headDim]).
 void attention(const float* query, const float* keys, const float* values,
                const AttentionShape& shape, int64_t tokens, const int64_t* firstPosition,
                int64_t tokenOffset, float* probabilities, float* out, cudaStream_t stream);

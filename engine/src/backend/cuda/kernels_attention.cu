@@ -38,12 +38,16 @@ __global__ void attentionKernel(const float* query, const float* keys, const flo
     const int64_t group = head / (shape.heads / shape.kvHeads);
     const int64_t kvWidth = shape.kvHeads * shape.headDim;
     const int64_t keyCount = *firstPosition + tokenOffset + token + 1;
+    // A local layer's window: keys before firstKey are masked (weight 0 for the probes).
+    const int64_t firstKey = shape.window > 0 ? max(int64_t(0), keyCount - shape.window) : 0;
     const float* q = query + (token * shape.heads + head) * shape.headDim;
     float* weights = probabilities + (token * shape.heads + head) * shape.capacity;
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     __shared__ float reduction[kWarps];
 
-    for (int64_t key = warp; key < keyCount; key += kWarps) {
+    for (int64_t key = threadIdx.x; key < firstKey; key += kThreads)
+        weights[key] = 0.0f;
+    for (int64_t key = firstKey + warp; key < keyCount; key += kWarps) {
         const float* k = keys + key * kvWidth + group * shape.headDim;
         float sum = 0.0f;
         for (int64_t d = lane; d < shape.headDim; d += 32)
@@ -55,18 +59,18 @@ __global__ void attentionKernel(const float* query, const float* keys, const flo
     __syncthreads();
 
     float largest = -FLT_MAX;
-    for (int64_t key = threadIdx.x; key < keyCount; key += kThreads)
+    for (int64_t key = firstKey + threadIdx.x; key < keyCount; key += kThreads)
         largest = fmaxf(largest, weights[key]);
     largest = blockReduce<true>(largest, reduction);
     float total = 0.0f;
-    for (int64_t key = threadIdx.x; key < keyCount; key += kThreads) {
+    for (int64_t key = firstKey + threadIdx.x; key < keyCount; key += kThreads) {
         const float e = expf(weights[key] - largest);
         weights[key] = e;
         total += e;
     }
     total = blockReduce<false>(total, reduction);
     const float inverse = 1.0f / total;
-    for (int64_t key = threadIdx.x; key < keyCount; key += kThreads)
+    for (int64_t key = firstKey + threadIdx.x; key < keyCount; key += kThreads)
         weights[key] *= inverse;
     __syncthreads();
 
@@ -74,7 +78,7 @@ __global__ void attentionKernel(const float* query, const float* keys, const flo
     for (int64_t d = threadIdx.x; d < shape.headDim; d += kThreads) {
         const float* v = values + group * shape.headDim + d;
         float sum = 0.0f;
-        for (int64_t key = 0; key < keyCount; ++key)
+        for (int64_t key = firstKey; key < keyCount; ++key)
             sum += weights[key] * v[key * kvWidth];
         result[d] = sum;
     }
@@ -86,7 +90,7 @@ void attention(const float* query, const float* keys, const float* values,
                const AttentionShape& shape, int64_t tokens, const int64_t* firstPosition,
                int64_t tokenOffset, float* probabilities, float* out, cudaStream_t stream) {
     const dim3 grid(unsigned(shape.heads), unsigned(tokens));
-    const float scale = float(1.0 / sqrt(double(shape.headDim)));
+    const float scale = shape.scale > 0 ? shape.scale : float(1.0 / sqrt(double(shape.headDim)));
     attentionKernel<<<grid, kThreads, 0, stream>>>(query, keys, values, shape, firstPosition,
                                                    tokenOffset, scale, probabilities, out);
     INFERLENS_CUDA_CHECK_LAUNCH();

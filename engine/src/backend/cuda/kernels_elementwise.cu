@@ -1,5 +1,6 @@
 // Per-token and per-element operations of a decoder layer: RMSNorm, biases, residual additions,
-// SwiGLU, RoPE and the copy of a step's K/V rows into the cache.
+// SwiGLU and GeGLU, scaling and soft-capping, RoPE and the copy of a step's K/V rows into the
+// cache.
 
 #include "backend/cuda/cuda_check.h"
 #include "backend/cuda/device_formats.cuh"
@@ -17,7 +18,7 @@ unsigned blocksFor(int64_t count) {
 // One block per token: the sum of squares is reduced across the block, then every thread scales
 // its share of the row.
 __global__ void rmsNormKernel(const float* x, const float* weight, int64_t width, float eps,
-                              float* out) {
+                              float weightOffset, float* out) {
     const float* row = x + int64_t(blockIdx.x) * width;
     float* result = out + int64_t(blockIdx.x) * width;
     float sum = 0.0f;
@@ -36,8 +37,9 @@ __global__ void rmsNormKernel(const float* x, const float* weight, int64_t width
     }
     __syncthreads();
     const float scale = rsqrtf(warpSums[0] / float(width) + eps);
+    // Each thread writes only the values it read, after the reduction: out may be x.
     for (int64_t i = threadIdx.x; i < width; i += kThreads)
-        result[i] = weight[i] * (row[i] * scale);
+        result[i] = (weightOffset + weight[i]) * (row[i] * scale);
 }
 
 __global__ void addBiasKernel(const float* bias, int64_t tokens, int64_t width, float* y) {
@@ -60,6 +62,27 @@ __global__ void swiGluKernel(float* gate, const float* up, int64_t count) {
     }
 }
 
+__global__ void geluTanhGluKernel(float* gate, const float* up, int64_t count) {
+    const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    if (index < count) {
+        const float g = gate[index];
+        gate[index] = 0.5f * g * (1.0f + tanhf(0.7978845608028654f * (g + 0.044715f * g * g * g))) *
+                      up[index];
+    }
+}
+
+__global__ void scaleKernel(float* x, int64_t count, float factor) {
+    const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    if (index < count)
+        x[index] *= factor;
+}
+
+__global__ void softcapKernel(float* x, int64_t count, float cap) {
+    const int64_t index = int64_t(blockIdx.x) * kThreads + threadIdx.x;
+    if (index < count)
+        x[index] = cap * tanhf(x[index] / cap);
+}
+
 // One thread per rotated pair. The angle is computed in double, as on the CPU, so that long
 // positions do not lose the small frequencies' precision.
 __global__ void ropeKernel(float* rows, int64_t tokens, RopeShape shape,
@@ -72,8 +95,10 @@ __global__ void ropeKernel(float* rows, int64_t tokens, RopeShape shape,
     const int64_t head = (index / pairs) % shape.heads;
     const int64_t token = index / (pairs * shape.heads);
     const int64_t position = *firstPosition + tokenOffset + token;
-    const double angle =
-        double(position) * pow(shape.base, -2.0 * double(pair) / double(shape.ropeDims));
+    const double frequency = shape.frequencies != nullptr
+                                 ? shape.frequencies[pair]
+                                 : pow(shape.base, -2.0 * double(pair) / double(shape.ropeDims));
+    const double angle = double(position) * frequency;
     double sine, cosine;
     sincos(angle, &sine, &cosine);
     float* h = rows + (token * shape.heads + head) * shape.headDim;
@@ -102,8 +127,9 @@ __global__ void storeKvKernel(const float* key, const float* value, int64_t toke
 }  // namespace
 
 void rmsNorm(const float* x, const float* weight, int64_t tokens, int64_t width, double eps,
-             float* out, cudaStream_t stream) {
-    rmsNormKernel<<<unsigned(tokens), kThreads, 0, stream>>>(x, weight, width, float(eps), out);
+             float* out, cudaStream_t stream, double weightOffset) {
+    rmsNormKernel<<<unsigned(tokens), kThreads, 0, stream>>>(x, weight, width, float(eps),
+                                                             float(weightOffset), out);
     INFERLENS_CUDA_CHECK_LAUNCH();
 }
 
@@ -119,6 +145,21 @@ void addInPlace(float* x, const float* y, int64_t count, cudaStream_t stream) {
 
 void swiGlu(float* gate, const float* up, int64_t count, cudaStream_t stream) {
     swiGluKernel<<<blocksFor(count), kThreads, 0, stream>>>(gate, up, count);
+    INFERLENS_CUDA_CHECK_LAUNCH();
+}
+
+void geluTanhGlu(float* gate, const float* up, int64_t count, cudaStream_t stream) {
+    geluTanhGluKernel<<<blocksFor(count), kThreads, 0, stream>>>(gate, up, count);
+    INFERLENS_CUDA_CHECK_LAUNCH();
+}
+
+void scaleValues(float* x, int64_t count, float factor, cudaStream_t stream) {
+    scaleKernel<<<blocksFor(count), kThreads, 0, stream>>>(x, count, factor);
+    INFERLENS_CUDA_CHECK_LAUNCH();
+}
+
+void softcap(float* x, int64_t count, float cap, cudaStream_t stream) {
+    softcapKernel<<<blocksFor(count), kThreads, 0, stream>>>(x, count, cap);
     INFERLENS_CUDA_CHECK_LAUNCH();
 }
 

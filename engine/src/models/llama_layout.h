@@ -1,0 +1,41 @@
+#pragma once
+// The tensor layout that LLaMA, Qwen2, Qwen3 and Gemma 3 share — GGUF `blk.N.attn_q.weight` …,
+// Hugging Face `model.layers.N.self_attn.q_proj.weight` … — with the optional tensors the
+// configuration asks for: Q/K/V biases (qkvBias), per-head Q/K norms (qkNorm), Gemma's post-norms
+// (postNorms), an untied output layer, and Llama 3's rope_freqs.weight. One list of names for
+// every architecture that uses it, so that the specs (validation) and the binding cannot drift.
+
+#include <nlohmann/json.hpp>
+
+#include "models/architecture.h"
+
+namespace inferlens {
+
+struct LlamaLayoutOptions {
+    // Q/K rows are stored for adjacent-pair RoPE in GGUF (llama) and permuted per head from the
+    // Hugging Face rotate-half order; the NeoX architectures (Qwen, Gemma) store both alike.
+    bool permuteQueryKeyRows = false;
+    // Gemma: every RMSNorm weight is stored as w in Hugging Face files and 1 + w in GGUF.
+    bool normOffsetInHf = false;
+};
+
+std::vector<TensorSpec> llamaLayoutSpecs(const ModelConfig& config,
+                                         const LlamaLayoutOptions& options);
+DecoderWeights bindLlamaLayout(const ModelConfig& config, const TensorLookup& tensor);
+
+// Whether a GGUF file has a tensor of this name (an untied output layer, say).
+bool ggufHasTensor(const GgufFile& file, std::string_view name);
+
+// The config.json fields that these architectures share (transformers' LlamaConfig names):
+// layers, sizes, heads, head_dim, vocabulary, context, rope_theta, rms_norm_eps, tied embeddings;
+// pairing rotate-half. RoPE scaling is read by readHfRopeScaling.
+ModelConfig readHfLlamaLikeConfig(const nlohmann::json& json, const std::string& architecture,
+                                  const std::string& file);
+// RoPE parameters in either form transformers writes: `rope_theta` + `rope_scaling`
+// {rope_type|type: default, linear, llama3, …} (4.x), or `rope_parameters` {rope_type, rope_theta,
+// …} (5.x). Sets ropeBase and the scaling; other rope types are refused, naming the file.
+void readHfRopeScaling(const nlohmann::json& json, ModelConfig& config, const std::string& file);
+// The reverse, in the 4.x form (which 5.x still reads): rope_theta and rope_scaling.
+void writeHfRopeScaling(const ModelConfig& config, nlohmann::json& json);
+
+}  // namespace inferlens
