@@ -2,8 +2,11 @@
 
 #include <QCoreApplication>
 #include <QStringDecoder>
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 
 namespace inferlens::widgets {
 
@@ -24,6 +27,43 @@ QString decimalUnits(double value, const char* unit) {
     return QStringLiteral("%1 %2%3")
         .arg(value, 0, 'f', value >= 100 || prefix == 0 ? 0 : 2)
         .arg(QString::fromLatin1(prefixes[prefix]), QString::fromLatin1(unit));
+}
+
+// GPT-2's byte alphabet read backwards: the byte a character spells, or -1. Printable Latin-1
+// bytes spell themselves; the 68 others are U+0100 onwards in byte order (the engine's
+// byte_level_alphabet.cpp writes the same table; widgets do not link the engine).
+int byteLevelByte(char16_t c) {
+    static const std::array<int, 0x144> table = [] {
+        std::array<int, 0x144> bytes;
+        bytes.fill(-1);
+        int next = 0x100;
+        for (int byte = 0; byte < 256; ++byte) {
+            const bool printable = (byte >= '!' && byte <= '~') || (byte >= 0xA1 && byte <= 0xAC) ||
+                                   (byte >= 0xAE && byte <= 0xFF);
+            bytes[size_t(printable ? byte : next++)] = byte;
+        }
+        return bytes;
+    }();
+    return c < table.size() ? table[c] : -1;
+}
+
+// The bytes a byte-level piece spells, or nothing when the piece is not one (see pieceBytes).
+std::optional<QByteArray> byteLevelBytes(const QString& piece) {
+    QByteArray bytes;
+    bool alphabetOnly = false;
+    for (const QChar c : piece) {
+        const int byte = byteLevelByte(c.unicode());
+        if (byte < 0)
+            return std::nullopt;
+        alphabetOnly = alphabetOnly || c.unicode() >= 0x100;
+        bytes += char(byte);
+    }
+    const bool multiByteText =
+        decodeUtf8(bytes, nullptr) &&
+        std::any_of(bytes.begin(), bytes.end(), [](char byte) { return uint8_t(byte) >= 0x80; });
+    if (!alphabetOnly && !multiByteText)
+        return std::nullopt;
+    return bytes;
 }
 
 }  // namespace
@@ -64,17 +104,33 @@ bool decodeUtf8(const QByteArray& bytes, QString* text) {
     return true;
 }
 
+QByteArray pieceBytes(const QString& piece) {
+    if (const std::optional<QByteArray> bytes = byteLevelBytes(piece))
+        return *bytes;
+    QString text = piece;
+    text.replace(QChar(0x2581), QChar(' '));  // sentencepiece's "▁" is a space
+    return text.toUtf8();
+}
+
 QString tokenDisplayText(const QString& piece, const QByteArray& bytes, bool special) {
-    QString text;
-    if (!special && !bytes.isEmpty() && decodeUtf8(bytes, &text)) {
-        return visibleWhitespace(text);
-    }
     if (special) {
         return piece;
     }
-    QString shown = piece;
-    shown.replace(QChar(0x2581), QChar(' '));  // sentencepiece's "▁" is a space
-    return visibleWhitespace(shown);
+    QString text;
+    if (!bytes.isEmpty()) {
+        if (decodeUtf8(bytes, &text)) {
+            return visibleWhitespace(text);
+        }
+        if (piece.startsWith(QLatin1String("<0x"))) {
+            return piece;  // sentencepiece's byte fallback names its byte
+        }
+        return QStringLiteral("<%1>").arg(hexBytes(bytes));  // a byte-level piece's part character
+    }
+    // No bytes given (a sampling candidate's label): what the piece spells.
+    if (decodeUtf8(pieceBytes(piece), &text)) {
+        return visibleWhitespace(text);
+    }
+    return QStringLiteral("<%1>").arg(hexBytes(pieceBytes(piece)));
 }
 
 QString hexBytes(const QByteArray& bytes) {

@@ -12,9 +12,17 @@ namespace inferlens::widgets {
 // one space would otherwise be an empty chip.
 QString visibleWhitespace(const QString& text);
 
-// What a token stands for, as shown on a chip or an axis: its bytes when they are whole UTF-8 text,
-// else (half a character from byte fallback, or no bytes at all) its piece, whose sentencepiece
-// "▁" is the space it encodes. Special tokens always show their piece ("[gMASK]").
+// The bytes a vocabulary piece spells: byte-level BPE pieces, spelt in GPT-2's byte alphabet,
+// decoded ("Ġworld" → " world", "Ċ" → "\n", "å¥½" → "好"); otherwise the piece's own UTF-8 with
+// sentencepiece's "▁" as a space. A piece counts as byte-level when every character is in the
+// alphabet and it uses a character only the alphabet uses (U+0100–U+0143: Ġ, Ċ, ĉ, ...) or decodes
+// to multi-byte UTF-8 (so a sentencepiece "é" stays "é").
+QByteArray pieceBytes(const QString& piece);
+
+// What a token stands for, as shown on a chip or an axis, whitespace made visible: its bytes when
+// they are whole UTF-8 text; part of a character shows its sentencepiece byte piece ("<0xE4>") or,
+// from byte-level BPE, its bytes in hex ("<E4 BD>"). With no bytes given (a sampling candidate's
+// label), what the piece spells (pieceBytes). Special tokens show their piece ("<|im_start|>").
 QString tokenDisplayText(const QString& piece, const QByteArray& bytes, bool special);
 
 // True when `bytes` is complete, valid UTF-8 (then *text receives it).
