@@ -251,6 +251,26 @@ class TestBpeTokenizer : public QObject {
         QVERIFY(std::ranges::find(tokenizer.eosIds(), 300) != tokenizer.eosIds().end());
     }
 
+    // Gemma 3 types its <unk> as a control token and names it by unknown_token_id: that token is
+    // the unknown piece (sentencepiece needs one), as llama.cpp takes it from the key.
+    void unknownTokenNamedByKey() {
+        GgufVocabulary vocabulary;
+        vocabulary.entries = syntheticVocabulary(300);
+        vocabulary.entries[0].type = PieceType::Control;
+        GgufWriter writer;
+        for (GgufKeyValue& entry : ggufVocabularyMetadata(vocabulary))
+            writer.set(entry.key, std::move(entry.value));
+        writer.set("tokenizer.ggml.unknown_token_id", {uint32_t(0)});
+        const std::string path = dir_.filePath("gemma-like.gguf").toStdString();
+        writer.write(path);
+        const Tokenizer tokenizer(openTokenizerFiles(path));
+        QVERIFY(tokenizer.isUnknown(0));
+        // Naming a byte piece instead leaves the byte pieces incomplete: refused.
+        writer.set("tokenizer.ggml.unknown_token_id", {uint32_t(5)});
+        writer.write(path);
+        QVERIFY_THROWS_EXCEPTION(Error, openTokenizerFiles(path));
+    }
+
     // The GPT-2 expression cuts "Hello  world!!" as Hugging Face's tokenizers do: the space
     // before a word stays with it, the other whitespace is a piece of its own.
     void regexSplitterKeepsEveryByte() {

@@ -40,16 +40,25 @@ int64_t specialId(const GgufFile& file, const char* label, const char* key, int6
     return id;
 }
 
-// sentencepiece wants exactly one unknown piece, but some conversions (Phi-3) mark their added
-// tokens unknown too. The declared one (else the first) stays unknown; the others become control
-// tokens, which is how llama.cpp treats them: never produced from text, not decoded as text.
-void keepOneUnknown(std::vector<VocabEntry>& entries, int64_t declared) {
-    if (declared < 0 || entries[size_t(declared)].type != PieceType::Unknown)
-        for (size_t id = 0; id < entries.size(); ++id)
-            if (entries[id].type == PieceType::Unknown) {
-                declared = int64_t(id);
-                break;
-            }
+// sentencepiece wants exactly one unknown piece. Some conversions mark their added tokens unknown
+// too (Phi-3): the declared one (else the first) stays unknown, the others become control tokens,
+// which is how llama.cpp treats them (never produced from text, not decoded as text). Others give
+// the unknown token the control type and name it by tokenizer.ggml.unknown_token_id (Gemma 3):
+// that one becomes the unknown piece, as llama.cpp takes its unknown token from the key.
+void settleUnknownToken(std::vector<VocabEntry>& entries, int64_t declared) {
+    const auto isUnknown = [&](int64_t id) {
+        return entries[size_t(id)].type == PieceType::Unknown;
+    };
+    if (declared < 0 || !isUnknown(declared)) {
+        int64_t first = -1;
+        for (size_t id = 0; id < entries.size() && first < 0; ++id)
+            if (entries[id].type == PieceType::Unknown)
+                first = int64_t(id);
+        if (first < 0 && declared >= 0)
+            entries[size_t(declared)].type = PieceType::Unknown;
+        else
+            declared = first;
+    }
     for (size_t id = 0; id < entries.size(); ++id)
         if (entries[id].type == PieceType::Unknown && int64_t(id) != declared)
             entries[id].type = PieceType::Control;
@@ -92,8 +101,8 @@ std::optional<GgufVocabulary> readGgufVocabulary(const GgufFile& file) {
     }
     const auto count = int64_t(tokens.size());
     if (!bpe)
-        keepOneUnknown(vocabulary.entries,
-                       specialId(file, "unknown", "tokenizer.ggml.unknown_token_id", count));
+        settleUnknownToken(vocabulary.entries,
+                           specialId(file, "unknown", "tokenizer.ggml.unknown_token_id", count));
     vocabulary.bosId = specialId(file, "BOS", "tokenizer.ggml.bos_token_id", count);
     vocabulary.eosId = specialId(file, "EOS", "tokenizer.ggml.eos_token_id", count);
     vocabulary.eotId = specialId(file, "EOT", "tokenizer.ggml.eot_token_id", count);
