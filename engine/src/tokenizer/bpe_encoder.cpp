@@ -30,28 +30,19 @@ struct Candidate {
     }
 };
 
-// A user-defined token or a stretch of text still to pre-tokenize.
-struct Fragment {
-    size_t begin = 0;
-    size_t end = 0;
-    int32_t token = -1;
-};
-
 }  // namespace
 
 BpeEncoder::BpeEncoder(const BpeVocabulary& vocabulary, std::string source)
-    : ignoreMerges_(vocabulary.preTokenizer.ignoreMerges), source_(std::move(source)) {
+    : userDefined_(vocabulary.entries),
+      ignoreMerges_(vocabulary.preTokenizer.ignoreMerges),
+      source_(std::move(source)) {
     idOf_.reserve(vocabulary.entries.size());
     for (size_t id = 0; id < vocabulary.entries.size(); ++id) {
         const VocabEntry& entry = vocabulary.entries[id];
         idOf_.emplace(entry.piece, int32_t(id));  // the first of duplicates wins
-        if (entry.type == PieceType::UserDefined && !entry.piece.empty())
-            userDefined_.emplace_back(entry.piece, int32_t(id));
         if (entry.type == PieceType::Unknown && unknownId_ < 0)
             unknownId_ = int32_t(id);
     }
-    std::stable_sort(userDefined_.begin(), userDefined_.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
     mergeRank_.reserve(vocabulary.merges.size());
     for (size_t rank = 0; rank < vocabulary.merges.size(); ++rank) {
         const std::string& merge = vocabulary.merges[rank];
@@ -82,33 +73,8 @@ int32_t BpeEncoder::byteToken(uint8_t byte) const {
 }
 
 std::vector<EncodedToken> BpeEncoder::encode(std::string_view text) const {
-    // User-defined tokens first, longest first, as llama.cpp partitions the text.
-    std::vector<Fragment> fragments{{0, text.size(), -1}};
-    for (const auto& [piece, id] : userDefined_) {
-        std::vector<Fragment> next;
-        for (const Fragment& fragment : fragments) {
-            if (fragment.token >= 0) {
-                next.push_back(fragment);
-                continue;
-            }
-            size_t at = fragment.begin;
-            for (;;) {
-                const size_t found = text.substr(0, fragment.end).find(piece, at);
-                if (found == std::string_view::npos)
-                    break;
-                if (found > at)
-                    next.push_back({at, found, -1});
-                next.push_back({found, found + piece.size(), id});
-                at = found + piece.size();
-            }
-            if (at < fragment.end)
-                next.push_back({at, fragment.end, -1});
-        }
-        fragments = std::move(next);
-    }
-
     std::vector<EncodedToken> tokens;
-    for (const Fragment& fragment : fragments) {
+    for (const TextFragment& fragment : userDefined_.partition(text)) {
         if (fragment.token >= 0) {
             tokens.push_back({fragment.token, fragment.begin, fragment.end});
             continue;

@@ -15,6 +15,7 @@
 #include "tokenizer/regex_splitter.h"
 #include "tokenizer/sentencepiece_model.h"
 #include "tokenizer/text_encoder.h"
+#include "tokenizer/user_defined_tokens.h"
 
 namespace inferlens {
 
@@ -38,9 +39,9 @@ class BpeEncoder final : public TextEncoder {
     int32_t byteToken(uint8_t byte) const;
 
     std::unordered_map<std::string, int32_t> idOf_;
-    std::unordered_map<std::string, int32_t> mergeRank_;        // by "left right"
-    std::vector<std::pair<std::string, int32_t>> userDefined_;  // longest first
-    std::array<int32_t, 256> byteTokens_{};                     // -1 where the vocabulary has none
+    std::unordered_map<std::string, int32_t> mergeRank_;  // by "left right"
+    UserDefinedTokens userDefined_;
+    std::array<int32_t, 256> byteTokens_{};  // -1 where the vocabulary has none
     int32_t unknownId_ = -1;
     bool ignoreMerges_ = false;
     std::unique_ptr<RegexSplitter> splitter_;

@@ -69,7 +69,7 @@ Tokenizer::Tokenizer(const ModelFiles& files) : source_(files.path) {
                 break;
             }
     } else {
-        encoder_ = std::make_shared<SentencePieceEncoder>(files.tokenizer, files.path);
+        encoder_ = std::make_shared<SentencePieceEncoder>(files.tokenizer, entries_, files.path);
         const SentencePieceSettings settings =
             readSentencePieceSettings(files.tokenizer->serialized_model_proto());
         addDummyPrefix_ = settings.addDummyPrefix;
