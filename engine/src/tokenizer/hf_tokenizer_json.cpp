@@ -132,10 +132,8 @@ std::string readText(const std::string& path) {
     return text.str();
 }
 
-}  // namespace
-
-GgufVocabulary parseHfTokenizerJson(std::string_view tokenizerJson, std::string_view configJson,
-                                    const std::string& path) {
+GgufVocabulary readTokenizerDocuments(std::string_view tokenizerJson, std::string_view configJson,
+                                      const std::string& path) {
     const json root = parseJsonObject(tokenizerJson, path);
     const json config = configJson.empty()
                             ? json::object()
@@ -214,6 +212,19 @@ GgufVocabulary parseHfTokenizerJson(std::string_view tokenizerJson, std::string_
         (addBos.is_boolean() ? addBos.get<bool>() : templateAddsBos) && vocabulary.bosId >= 0;
     vocabulary.addSpacePrefix = false;
     return vocabulary;
+}
+
+}  // namespace
+
+GgufVocabulary parseHfTokenizerJson(std::string_view tokenizerJson, std::string_view configJson,
+                                    const std::string& path) {
+    try {
+        return readTokenizerDocuments(tokenizerJson, configJson, path);
+    } catch (const json::exception& error) {
+        // A value of another type where an optional setting is read (e.g. "use_regex": "yes"):
+        // the checks above name the keys they require; this names the file for the rest.
+        throwFileError(path, std::string("unexpected JSON structure (") + error.what() + ")");
+    }
 }
 
 GgufVocabulary readHfTokenizerJson(const std::string& path, const std::string& configPath) {
