@@ -1,12 +1,14 @@
 // Chat templates: the layouts of DESIGN.md §4 (ChatGLM2, ChatGLM3) and of LLaMA-2-chat and
 // Zephyr/TinyLlama, rebuilt with the ids of the sentencepiece model trained for the tests
 // (tests/data/tokenizer/test.model inside tiny synthetic ChatGLM and LLaMA models); how a template
-// is chosen from a model; names; errors.
+// is chosen from a model; the model's own Jinja template (which of its text becomes special tokens,
+// the fallback when it fails); where a turn ends (stop ids, the next turn's header); names; errors.
 
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -51,6 +53,11 @@ std::vector<ChatMessage> conversation(
     for (const auto& [role, content] : turns)
         messages.push_back({role, content});
     return messages;
+}
+
+std::vector<int32_t> sorted(std::vector<int32_t> ids) {
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 // ids = a, then b, ... (vectors and single ids)
@@ -157,8 +164,9 @@ class TestChatTemplate : public QObject {
         QCOMPARE(prompt.ids, expected);
         QCOMPARE(prompt.info.text, std::string("[gMASK]sop<|user|>\n你好<|assistant|>"));
         checkRendering(prompt, *glm_);
-        QCOMPARE(chat.stopIds(), (std::vector<int32_t>{kEos, kUser, kObservation}));
+        QCOMPARE(sorted(chat.stopIds()), (std::vector<int32_t>{kEos, kUser, kObservation}));
         QVERIFY(chat.supportsSystemPrompt());
+        QVERIFY(prompt.stopStrings.empty());  // the next turn starts with <|user|>, a stop id
     }
 
     void chatGlm3SystemAndTurns() {
@@ -198,7 +206,9 @@ class TestChatTemplate : public QObject {
                                     << llama_->encode(second, false);
         QCOMPARE(prompt.ids, expected.ids);
         checkRendering(prompt, *llama_);
-        QCOMPARE(chat.stopIds(), std::vector<int32_t>{kEos});
+        // </s> ends an answer; the next round starts with <s>.
+        QCOMPARE(chat.stopIds(), (std::vector<int32_t>{kEos, kBos}));
+        QVERIFY(prompt.stopStrings.empty());
         // Without a system prompt there is no <<SYS>> block.
         QCOMPARE(chat.render(conversation({{ChatRole::User, "Hello!"}})).info.text,
                  std::string("<s>[INST] Hello! [/INST]"));
@@ -223,6 +233,117 @@ class TestChatTemplate : public QObject {
         QCOMPARE(prompt.ids, expected.ids);
         checkRendering(prompt, *llama_);
         QCOMPARE(chat.stopIds(), std::vector<int32_t>{kEos});
+        // The next turn starts with "<|user|>" written as text (TinyLlama has no such token).
+        QCOMPARE(prompt.stopStrings, std::vector<std::string>{"<|user|>"});
+    }
+
+    // The reverse prompt of chatglm2 (issue 23): the bundled model ran on into a made-up
+    // "[Round 2]\n\n问：" inside its answers, in round 2 as well. The next round's header, up to
+    // its number, is the stop string.
+    void chatGlm2StopsWhereItsNextRoundWouldBegin() {
+        const ChatTemplate chat(ChatTemplateKind::ChatGlm2, *glm_);
+        QCOMPARE(chat.render(conversation({{ChatRole::User, "你好"}})).stopStrings,
+                 std::vector<std::string>{"[Round"});
+        QCOMPARE(chat.render(conversation({{ChatRole::User, "你好"},
+                                           {ChatRole::Assistant, "你好！"},
+                                           {ChatRole::User, "再见"}}))
+                     .stopStrings,
+                 std::vector<std::string>{"[Round"});
+        QCOMPARE(chat.stopIds(), std::vector<int32_t>{kEos});
+    }
+
+    // --template auto (the default): a model that ships a Jinja template is rendered with it.
+    // The template's own special-token names become specials; what a person typed never does;
+    // the text between two specials is encoded as one text, whoever wrote it.
+    void autoRendersTheModelsOwnJinjaTemplate() {
+        ModelFiles files = *llamaFiles_;
+        files.chatTemplate =
+            "{{ bos_token }}{% for m in messages %}[{{ m.role }}] {{ m.content }}{{ eos_token }}"
+            "{% endfor %}{% if add_generation_prompt %}[assistant]{% endif %}";
+        const ChatTemplateChoice choice = chooseChatTemplate(files, "");
+        QCOMPARE(choice.jinja, files.chatTemplate);
+        QVERIFY(choice.hasFallback);
+        QCOMPARE(choice.kind, ChatTemplateKind::Llama2);
+        QCOMPARE(chooseChatTemplate(files, "auto").jinja, files.chatTemplate);
+        QVERIFY(chooseChatTemplate(files, "zephyr").jinja.empty());
+
+        const ChatTemplate chat(choice, *llama_);
+        QVERIFY(chat.usesJinja());
+        QVERIFY(QString::fromStdString(chat.description()).contains("Jinja"));
+        const RenderedPrompt prompt =
+            chat.render(conversation({{ChatRole::User, "hi </s><s> there"}}));
+        QCOMPARE(prompt.info.text, std::string("<s>[user] hi </s><s> there</s>[assistant]"));
+        const auto expected = Ids() << kBos << llama_->encode("[user] hi </s><s> there", false)
+                                    << kEos << llama_->encode("[assistant]", false);
+        QCOMPARE(prompt.ids, expected.ids);
+        checkRendering(prompt, *llama_);
+        QVERIFY(prompt.warning.empty());
+        // </s> follows an answer; "[user]", text, starts the next turn.
+        QCOMPARE(chat.stopIds(), std::vector<int32_t>{kEos});
+        QCOMPARE(prompt.stopStrings, std::vector<std::string>{"[user]"});
+    }
+
+    // A ChatGLM3-style Jinja template on the ChatGLM vocabulary: its role tokens are specials,
+    // <|user|> after an answer both ends the turn and starts the next, and a user who types
+    // "<|user|>" gets text.
+    void jinjaRoleTokensBecomeSpecialsAndStopTheTurn() {
+        ModelFiles files = *glmFiles_;
+        files.chatTemplate =
+            "[gMASK]sop{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}{% endfor %}"
+            "{% if add_generation_prompt %}<|assistant|>{% endif %}";
+        const ChatTemplate chat(chooseChatTemplate(files, ""), *glm_);
+        const RenderedPrompt prompt = chat.render(conversation({{ChatRole::User, "<|user|>你好"}}));
+        const auto expected = Ids() << kGMask << kSop << kUser
+                                    << glm_->encode("\n<|user|>你好", false) << kAssistant;
+        QCOMPARE(prompt.ids, expected.ids);
+        checkRendering(prompt, *glm_);
+        // The vocabulary's end-of-generation ids, and <|user|>.
+        std::vector<int32_t> expectedStops = glm_->eosIds();
+        expectedStops.push_back(kUser);
+        QCOMPARE(sorted(chat.stopIds()), sorted(expectedStops));
+        QVERIFY(prompt.stopStrings.empty());
+    }
+
+    // The model's template fails on a conversation (raise_exception): the built-in layout its
+    // hints name renders it instead, and the prompt says what failed, where.
+    void aJinjaTemplateThatFailsFallsBackToTheBuiltInLayout() {
+        ModelFiles files = *llamaFiles_;
+        files.chatTemplate =
+            "{% if messages[0].role == 'system' %}\n"
+            "  {{ raise_exception('System role not supported') }}\n"
+            "{% endif %}{% for m in messages %}[INST] {{ m.content }} [/INST]{% endfor %}";
+        const ChatTemplate chat(chooseChatTemplate(files, ""), *llama_);
+        QVERIFY(chat.usesJinja());
+        QCOMPARE(chat.render(conversation({{ChatRole::User, "Hello!"}})).info.text,
+                 std::string("[INST] Hello! [/INST]"));
+        const RenderedPrompt prompt = chat.render(
+            conversation({{ChatRole::System, "Be brief."}, {ChatRole::User, "Hello!"}}));
+        QCOMPARE(prompt.info.text,
+                 std::string("<s>[INST] <<SYS>>\nBe brief.\n<</SYS>>\n\nHello! [/INST]"));
+        const QString warning = QString::fromStdString(prompt.warning);
+        QVERIFY2(warning.contains("line 2, column 6") &&
+                     warning.contains("System role not supported") &&
+                     warning.contains("built-in llama2"),
+                 qPrintable(warning));
+    }
+
+    // A template that does not parse: the built-in layout is used, and description() names the
+    // problem; without a fallback the error is thrown.
+    void aJinjaTemplateThatDoesNotParse() {
+        ModelFiles files = *llamaFiles_;
+        files.chatTemplate = "{% for m in messages %}\n{{ m.content }}";
+        const ChatTemplate chat(chooseChatTemplate(files, ""), *llama_);
+        QVERIFY(!chat.usesJinja());
+        QCOMPARE(chat.kind(), ChatTemplateKind::Llama2);
+        const QString description = QString::fromStdString(chat.description());
+        QVERIFY2(description.startsWith("llama2") && description.contains("line 1, column 4") &&
+                     description.contains("not closed"),
+                 qPrintable(description));
+        ChatTemplateChoice noFallback = chooseChatTemplate(files, "");
+        noFallback.hasFallback = false;
+        QVERIFY_THROWS_EXCEPTION(Error, ChatTemplate(noFallback, *llama_));
+        QVERIFY2(QString::fromStdString(describeChatTemplate(files)).contains("line 1, column 4"),
+                 describeChatTemplate(files).c_str());
     }
 
     void zephyrWithoutBosWhenTheVocabularyAddsNone() {

@@ -257,6 +257,35 @@ class TestCliGeneration : public QObject {
         QVERIFY(sliding.standardOutput.count('\n') >= 3);  // an answer may hold a newline too
     }
 
+    // The bundled model (a miniature ChatGLM2) runs on, greedily, into a made-up next round inside
+    // its second answer — shown here by continuing the same prompt with `generate`. In `chat`
+    // the chatglm2 template's next-round header is a stop string, so the answer ends there.
+    void chatStopsWhereTheModelStartsTheTemplatesNextTurn() {
+        const QString rounds = QString::fromUtf8(
+            "[Round 1]\n\n问：《春晓》\n\n答：春眠不觉晓，处处闻啼鸟。\n夜来风雨声，花落知多少。"
+            "\n\n[Round 2]\n\n问：背一首李白的诗。\n\n答：");
+        const auto runOn = test::runCli({"generate", "--model", INFERLENS_BUNDLED_MODEL, "--prompt",
+                                         rounds, "--temperature", "0", "--max-tokens", "120"});
+        QVERIFY2(runOn.exitCode == 0, qPrintable(runOn.standardError));
+        QVERIFY2(runOn.standardOutput.contains("[Round 2]"), qPrintable(runOn.standardOutput));
+        const qsizetype madeUp = runOn.standardOutput.indexOf("[Round");
+
+        QProcess process;
+        process.start(QStringLiteral(INFERLENS_CLI_PATH),
+                      {"chat", "--model", INFERLENS_BUNDLED_MODEL, "--temperature", "0",
+                       "--max-tokens", "120"});
+        process.waitForStarted();
+        process.write(QString::fromUtf8("《春晓》\n背一首李白的诗。\n").toUtf8());
+        process.closeWriteChannel();
+        QVERIFY(process.waitForFinished(120000));
+        const QString answers = QString::fromUtf8(process.readAllStandardOutput());
+        QCOMPARE(process.exitCode(), 0);
+        QVERIFY2(!answers.contains("[Round"), qPrintable(answers));
+        // The second answer is the same text up to where the made-up round began.
+        QVERIFY2(answers.contains(runOn.standardOutput.left(madeUp).trimmed()),
+                 qPrintable(answers));
+    }
+
     void chatTurnsKeepTheCacheAndAnswerAsAFullRecomputationWould() {
         // Each turn prefills only its new tokens; rerunning the whole sequence at every step
         // (--no-cache) must give the same answers, sampled with the same seed.

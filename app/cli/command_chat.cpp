@@ -16,19 +16,19 @@ namespace inferlens::cli {
 
 // Interactive, multi-turn: each line read from stdin is a user message; the answer streams to
 // stdout. The whole conversation is rendered with the model's chat template every turn; the KV
-// cache keeps what the previous turns computed, so a turn prefills only its new tokens.
+// cache keeps what the previous turns computed, so a turn prefills only its new tokens. A reply
+// ends at an end-of-turn token or where the model starts the template's next turn.
 int runChat(const Words& words) {
     const Arguments args(words, with(generationValueOptions(), {"system", "template"}),
                          generationFlags());
     GenerationSetup setup(args);
     const ChatTemplateChoice choice =
         chooseChatTemplate(setup.model.files(), args.value("template").value_or(""));
-    const ChatTemplate chatTemplate(choice.kind, setup.tokenizer);
+    const ChatTemplate chatTemplate(choice, setup.tokenizer);
     std::vector<ChatMessage> messages;
     if (const auto system = args.value("system")) {
         if (!chatTemplate.supportsSystemPrompt())
-            throw UsageError("the " + std::string(chatTemplate.name()) +
-                             " template has no system prompt");
+            throw UsageError("the " + chatTemplate.name() + " template has no system prompt");
         messages.push_back({ChatRole::System, *system});
     }
     const std::vector<int32_t>& stops = chatTemplate.stopIds();
@@ -36,8 +36,8 @@ int runChat(const Words& words) {
     Sampler sampler = setup.makeSampler(stops);
     const bool interactive = isatty(STDIN_FILENO);
     if (interactive)
-        std::fprintf(stderr, "chat template: %s (%s); end with Ctrl-D\n",
-                     std::string(chatTemplate.name()).c_str(), choice.reason.c_str());
+        std::fprintf(stderr, "chat template: %s; end with Ctrl-D\n",
+                     chatTemplate.description().c_str());
     std::string line;
     while (true) {
         if (interactive)
@@ -65,12 +65,16 @@ int runChat(const Words& words) {
                          "%d round(s) are left out of the prompt\n",
                          fitted.droppedRounds);
         const RenderedPrompt& prompt = fitted.prompt;
+        if (!prompt.warning.empty())
+            std::fprintf(stderr, "inferlens-cli: %s\n", prompt.warning.c_str());
         // The cache keeps the conversation so far: only what is new since the last turn runs.
         const int64_t cached = generator.keepCommonPrefix(prompt.ids);
         if (interactive && cached > 0)
             std::fprintf(stderr, "(%lld of %zu prompt tokens already in the KV cache)\n",
                          static_cast<long long>(cached), prompt.ids.size());
-        TokenPrinter printer(sampler, setup.tokenizer, stdout, false, setup.stopStrings);
+        std::vector<std::string> stopStrings = setup.stopStrings;
+        stopStrings.insert(stopStrings.end(), prompt.stopStrings.begin(), prompt.stopStrings.end());
+        TokenPrinter printer(sampler, setup.tokenizer, stdout, false, std::move(stopStrings));
         const Generation result =
             generator.generate(std::span(prompt.ids).subspan(size_t(cached)), setup.maxTokens,
                                printer, {stops.begin(), stops.end()});

@@ -138,15 +138,18 @@ Sampler GenerationSetup::makeSampler(std::vector<int32_t> stopIds) const {
 PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,
                             const GenerationSetup& setup) {
     if (!args.flag("chat"))
-        return {setup.tokenizer.tokenize(text), setup.tokenizer.eosIds()};
+        return {setup.tokenizer.tokenize(text), setup.tokenizer.eosIds(), {}};
     const ChatTemplate chatTemplate(
-        chooseChatTemplate(setup.model.files(), args.value("template").value_or("")).kind,
+        chooseChatTemplate(setup.model.files(), args.value("template").value_or("")),
         setup.tokenizer);
     std::vector<ChatMessage> messages;
     if (const auto system = args.value("system"))
         messages.push_back({ChatRole::System, *system});
     messages.push_back({ChatRole::User, text});
-    return {chatTemplate.render(messages).info, chatTemplate.stopIds()};
+    RenderedPrompt prompt = chatTemplate.render(messages);
+    if (!prompt.warning.empty())
+        std::fprintf(stderr, "inferlens-cli: %s\n", prompt.warning.c_str());
+    return {std::move(prompt.info), chatTemplate.stopIds(), std::move(prompt.stopStrings)};
 }
 
 }  // namespace inferlens::cli

@@ -47,11 +47,14 @@ struct GenerationSetup {
 };
 
 // The prompt's tokens: `text` as given (with the tokenizer's prefix), or with --chat as a user
-// message (after --system, if given) in the model's chat template (--template to choose another).
+// message (after --system, if given) in the model's chat template (--template auto, the default:
+// the model's own Jinja template; or a built-in name). A template that fails is reported on stderr
+// with the built-in one used instead.
 // Callers read --prompt before loading the model, so that a missing one fails at once.
 struct PromptTokens {
     TokenizationInfo info;
     std::vector<int32_t> stopIds;  // what ends the reply: the template's, else end of sequence
+    std::vector<std::string> stopStrings;  // where the template's next turn would begin
 };
 PromptTokens tokenizePrompt(const std::string& text, const Arguments& args,
                             const GenerationSetup& setup);

@@ -232,8 +232,8 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         if (!backend)
             backend = makeForwardBackend(*model, cpuOptions);
         auto tokenizer = std::make_shared<Tokenizer>(model->files());
-        const ChatTemplateKind chatKind = chooseChatTemplate(model->files(), "").kind;
-        auto chat = std::make_unique<ChatTemplate>(chatKind, *tokenizer);
+        auto chat =
+            std::make_unique<ChatTemplate>(chooseChatTemplate(model->files(), ""), *tokenizer);
         ModelSummary summary;
         summary.path = QString::fromStdString(model->files().path);
         summary.architecture = QString::fromStdString(c.architecture);
@@ -245,7 +245,8 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         summary.heads = int(c.headCount);
         summary.device = QString::fromStdString(backend->deviceName());
         summary.deviceNote = deviceNote;
-        summary.chatTemplate = QString::fromUtf8(chatTemplateName(chatKind).data());
+        summary.chatTemplate = QString::fromStdString(chat->name());
+        summary.chatTemplateDescription = QString::fromStdString(chat->description());
         summary.config = c;
         summary.bytesPerWeight =
             double(model->files().weightBytes()) / double(std::max<int64_t>(1, summary.parameters));
@@ -254,6 +255,7 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         retain(nullptr);
         lastTokens_.clear();
         lastRun_ = {};
+        turnStopStrings_.clear();
         chat_ = std::move(chat);
         backend_ = std::move(backend);  // the old backend refers to the old model: it goes first
         backendOptions_ = options;
@@ -302,6 +304,9 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
                            "%n round(s) are left out of the prompt.",
                            nullptr, fitted.droppedRounds)
                             .arg(context));
+        if (!fitted.prompt.warning.empty())
+            emit notice(QString::fromStdString(fitted.prompt.warning));
+        turnStopStrings_ = fitted.prompt.stopStrings;
         run(fitted.prompt.info, fitted.prompt.info.tokens.size(), maxNewTokens);
     } catch (const std::exception& error) {
         emit generationFinished({}, exceptionMessage(error), false);
@@ -465,6 +470,7 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
         const std::lock_guard lock(samplingMutex_);
         params = sampling_;
         stopStrings = stopStrings_;
+        stopStrings.insert(stopStrings.end(), turnStopStrings_.begin(), turnStopStrings_.end());
         samplingChanged_ = false;
     }
     Sampler sampler(params, tokenizer_->tokenCount());

@@ -48,7 +48,8 @@ struct ModelSummary {
     int heads = 0;
     QString device;      // where it runs: "CPU (8 threads)", "cuda:0 (NVIDIA …)"
     QString deviceNote;  // why it runs on the CPU although a GPU was asked for; empty otherwise
-    QString chatTemplate;
+    QString chatTemplate;             // its name: "chatglm2", "model's own Jinja"
+    QString chatTemplateDescription;  // and the fallback, or why the model's own is not used
     ModelConfig config;         // for the teaching views' shapes and costs
     double bytesPerWeight = 2;  // the weights' bytes over the parameter count
 };
@@ -248,6 +249,8 @@ class EngineWorker : public QObject {
     std::shared_ptr<ForwardBackend> backend_;
     std::shared_ptr<Tokenizer> tokenizer_;
     std::unique_ptr<ChatTemplate> chat_;  // chosen once per model; refers to tokenizer_
+    // Where the template's next turn would begin, for the turn being answered (a stop string).
+    std::vector<std::string> turnStopStrings_;
     std::unique_ptr<GuiProbe> probe_;
     std::vector<int32_t> lastTokens_;  // what the last generation ran: its attention's positions
     // The last generation's whole sequence (its chosen tokens appended), where its sampled tokens

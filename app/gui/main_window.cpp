@@ -746,7 +746,8 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
     updateTour();
     statusBar()->showMessage(
         summary.deviceNote.isEmpty()
-            ? tr("Model loaded on %1; chat template %2").arg(summary.device, summary.chatTemplate)
+            ? tr("Model loaded on %1; chat template %2")
+                  .arg(summary.device, summary.chatTemplateDescription)
             : summary.deviceNote);
     if (!options_.prompt.isEmpty())
         chat_->send(options_.prompt);

@@ -15,7 +15,7 @@ seconds="${1:-20}"
 shift || true
 targets=("$@")
 ((${#targets[@]})) ||
-  targets=(gguf safetensors torch_checkpoint config_json vocabulary tokenizer chat_template grammar bpe_vocabulary tokenizer_json trace)
+  targets=(gguf safetensors torch_checkpoint config_json vocabulary tokenizer chat_template grammar bpe_vocabulary tokenizer_json jinja trace)
 
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DINFERLENS_FUZZ=ON -DINFERLENS_CUDA=OFF -DINFERLENS_GUI=ON -DINFERLENS_BENCH=OFF \

@@ -1,6 +1,7 @@
 // Jinja filters: `value | name(args)`, as jinja2 (and transformers, for tojson) define them.
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -34,8 +35,10 @@ Value attributePath(const Value& value, const std::string& path) {
     while (start <= path.size()) {
         const size_t dot = std::min(path.find('.', start), path.size());
         const std::string part = path.substr(start, dot - start);
-        if (!part.empty() && part.find_first_not_of("0123456789") == std::string::npos)
-            current = getItem(current, Value(int64_t(std::stoll(part))));
+        int64_t index = 0;
+        if (!part.empty() &&
+            std::from_chars(part.data(), part.data() + part.size(), index).ptr == part.data() + part.size())
+            current = getItem(current, Value(index));
         else
             current = getItem(current, Value(TaggedText(part)));
         start = dot + 1;

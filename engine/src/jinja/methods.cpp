@@ -1,6 +1,7 @@
 // Python methods of str, dict and list that chat templates call. Methods that would change a list
 // or dict fail when called, as in transformers' ImmutableSandboxedEnvironment.
 
+#include <charconv>
 #include <memory>
 
 #include "jinja/builtins.h"
@@ -80,8 +81,10 @@ Value formatMethod(const Value& self, const CallArguments& args) {
         const Value* value = nullptr;
         if (field.empty())
             value = args.get(automatic++, "");
-        else if (field.find_first_not_of("0123456789") == std::string::npos)
-            value = args.get(size_t(std::stoul(field)), "");
+        else if (size_t index = 0;
+                 std::from_chars(field.data(), field.data() + field.size(), index).ptr ==
+                 field.data() + field.size())
+            value = args.get(index, "");
         else
             value = args.get(size_t(-1), field);
         if (value == nullptr)
