@@ -176,7 +176,8 @@ class TestBpeTokenizer : public QObject {
         HandVocabulary hand{{},
                             {{"<tool>", 0, PieceType::UserDefined},
                              {"<|im_end|>", 0, PieceType::Control},
-                             {"<|im_start|>", 0, PieceType::Control}}};
+                             {"<|im_start|>", 0, PieceType::Control},
+                             {"\n\n", 0, PieceType::UserDefined}}};
         const Tokenizer tokenizer = tokenizerOf(dir_, hand);
         const int32_t tool = 256, imEnd = 257, imStart = 258;
         QCOMPARE(tokenizer.encode("a<tool>b", false), (std::vector<int32_t>{'a', tool, 'b'}));
@@ -185,6 +186,11 @@ class TestBpeTokenizer : public QObject {
         QCOMPARE(tokenizer.findSpecial("<tool>"), std::optional<int32_t>(tool));
         QVERIFY(tokenizer.isSpecial(imStart) && tokenizer.isSpecial(tool));
         QVERIFY(!tokenizer.isSpecial('a'));
+        // A user-defined run of whitespace (Gemma has such tokens) is matched but is text.
+        const int32_t blankLines = 259;
+        QCOMPARE(tokenizer.encode("a\n\nb", false), (std::vector<int32_t>{'a', blankLines, 'b'}));
+        QVERIFY(!tokenizer.isSpecial(blankLines));
+        QCOMPARE(tokenizer.textOf(blankLines), std::string("\n\n"));
         // <|im_end|> ends generation by its name, as in llama.cpp, although eos is not declared.
         QCOMPARE(tokenizer.eosIds(), std::vector<int32_t>{imEnd});
         TokenizationInfo info;

@@ -211,8 +211,13 @@ std::string Tokenizer::piece(int32_t id) const {
 
 bool Tokenizer::isSpecial(int32_t id) const {
     checkId(id);
-    return id >= pieceCount_ || entries_[size_t(id)].type == PieceType::Control ||
-           entries_[size_t(id)].type == PieceType::UserDefined;
+    if (id >= pieceCount_ || entries_[size_t(id)].type == PieceType::Control)
+        return true;
+    // Added tokens such as <|im_start|> or <fim_prefix> are; Gemma's user-defined runs of spaces
+    // and newlines are text.
+    const std::string& piece = entries_[size_t(id)].piece;
+    return entries_[size_t(id)].type == PieceType::UserDefined &&
+           piece.find_first_not_of(" \t\r\n") != std::string::npos;
 }
 
 bool Tokenizer::isUserDefined(int32_t id) const {

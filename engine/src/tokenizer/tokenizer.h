@@ -100,7 +100,8 @@ class Tokenizer {
     // Every id in [0, vocabularySize()) has a piece: the vocabulary's, or "[PAD<id>]" for output
     // rows past it. Other ids throw Error.
     std::string piece(int32_t id) const;
-    // Control and user-defined pieces, appended specials, padding.
+    // Control pieces, user-defined ones other than whitespace runs (Gemma's "\n\n" is text),
+    // appended specials, padding.
     bool isSpecial(int32_t id) const;
     // A user-defined piece (an added token): matched whole in text, and written as its own
     // text when decoded, unlike a control token.
