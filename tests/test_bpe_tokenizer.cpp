@@ -388,6 +388,28 @@ class TestBpeTokenizer : public QObject {
         QCOMPARE(bpe.decode(expected), std::string("12 wow<|im_end|>"));
     }
 
+    // inferlens-cli on a vocabulary-only GGUF (no tensors) naming an architecture InferLens does
+    // not run: `tokenize` works from the vocabulary alone, `info` says what the file holds.
+    void cliOnVocabularyOnlyFile() {
+        GgufVocabulary vocabulary = HandVocabulary{{"a b"}}.toGguf();
+        GgufWriter writer;
+        writer.set("general.architecture", {std::string("phi3")});
+        for (GgufKeyValue& entry : ggufVocabularyMetadata(vocabulary))
+            writer.set(entry.key, std::move(entry.value));
+        const QString path = dir_.filePath("phi3-vocab.gguf");
+        writer.write(path.toStdString());
+        const test::CliResult tokenized =
+            test::runCli({"tokenize", "--model", path, "--text", "ab a", "--json"});
+        QVERIFY2(tokenized.exitCode == 0, qPrintable(tokenized.standardError));
+        const auto json = nlohmann::json::parse(tokenized.standardOutput.toStdString());
+        QCOMPARE(json.at("ids").get<std::vector<int32_t>>(), (std::vector<int32_t>{256, ' ', 'a'}));
+        const test::CliResult info = test::runCli({"info", "--model", path});
+        QVERIFY2(info.exitCode == 0, qPrintable(info.standardError));
+        QVERIFY2(info.standardOutput.contains("a vocabulary only") &&
+                     info.standardOutput.contains("byte-level BPE, 257 tokens, 1 merges"),
+                 qPrintable(info.standardOutput));
+    }
+
     // The two real files against llama.cpp's own tokenizer (golden ids from llama-tokenize, written
     // by tools/make_tokenizer_golden.py into tests/data/llama_cpp_tokens/real_models.json): typed
     // text encodes to the same ids, BOS included where the file asks for it.
