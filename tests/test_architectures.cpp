@@ -26,6 +26,7 @@
 #include "models/rope_frequencies.h"
 #include "support/pypi_files.h"
 #include "support/test_models.h"
+#include "trace/trace_json.h"
 
 using namespace inferlens;
 using namespace inferlens::test;
@@ -493,6 +494,11 @@ class TestArchitectures : public QObject {
                                  .subspan(size_t(last * event.keyCount), size_t(event.keyCount));
             for (int64_t key = 0; key < event.keyCount; ++key)
                 QCOMPARE(row[size_t(key)] == 0.0f, event.layer < 2 && key < 4);
+            // Traces keep it (and the app's trace reader gives it back to the heat map).
+            AttentionEvent traced = event;
+            traced.weights = recorder.weights[i];
+            const nlohmann::json json = toJson(traced);
+            QCOMPARE(json.value("layer_window_tokens", int64_t(0)), event.layerWindowTokens);
         }
     }
 
@@ -513,6 +519,20 @@ class TestArchitectures : public QObject {
         const double error =
             normalisedError(decodeLogits(wide, ids, sliding), decodeLogits(narrow, ids));
         QVERIFY2(error < 1e-6, qPrintable(QString::number(error)));
+    }
+
+    // The model's window is not the user's sliding cache: what refuses a user's --window (beam
+    // search) does not refuse a model with local layers, and a user's window runs on top of it.
+    void localLayersRunEverywhere() {
+        const std::string path = synth("cli-gemma", ModelFormat::Gguf, shapeFor("gemma3"));
+        const QString model = QString::fromStdString(path);
+        for (const QStringList& extra :
+             {QStringList{"--beams", "2"}, QStringList{"--window", "4"}}) {
+            const CliResult run = runCli(QStringList{"generate", "--model", model, "--prompt",
+                                                     "a b c d e f g", "--max-tokens", "6"} +
+                                         extra);
+            QVERIFY2(run.exitCode == 0, qPrintable(extra.join(' ') + ": " + run.standardError));
+        }
     }
 
     // Llama 3.1's factors (base 500,000, 128 dims, factor 8, low 1, high 4, original context

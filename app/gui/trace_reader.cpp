@@ -170,6 +170,8 @@ void TraceParser::attention(const json& event) {
         attention.sinkTokens = fields_.integer(event, "sink_tokens", 0, kIntMax);
         attention.windowTokens = fields_.integer(event, "window_tokens", 1, kIntMax);
     }
+    if (event.contains("layer_window_tokens"))
+        attention.layerWindowTokens = fields_.integer(event, "layer_window_tokens", 1, kIntMax);
     attention.weights = weights;
     trace_.events.emplace_back(attentionMatrix(attention));
 }

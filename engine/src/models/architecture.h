@@ -35,7 +35,7 @@ struct TensorSpec {
     float hfNormOffset = 0.0f;
     // A GGUF-only tensor that a Hugging Face config.json describes instead (Llama 3's
     // rope_freqs.weight): its values, for writing it.
-    std::vector<float> derivedValues;
+    std::vector<float> derivedValues = {};
 };
 
 using TensorLookup = std::function<const TensorView*(const std::string& ggufName)>;

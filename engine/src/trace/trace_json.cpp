@@ -105,6 +105,8 @@ nlohmann::json toJson(const AttentionEvent& attention) {
         event["sink_tokens"] = attention.sinkTokens;
         event["window_tokens"] = attention.windowTokens;
     }
+    if (attention.layerWindowTokens > 0)  // a local layer's own window (Gemma 3)
+        event["layer_window_tokens"] = attention.layerWindowTokens;
     return event;
 }
 
