@@ -175,10 +175,6 @@ bool contains(const Value& container, const Value& item) {
     throw RuntimeProblem("argument of type '" + container.typeName() + "' is not iterable");
 }
 
-TaggedText textOf(const Value& value) {
-    return value.toText();
-}
-
 std::string stringArgument(const Value* value, const std::string& what) {
     if (value == nullptr || !value->isString())
         throw RuntimeProblem(what + " must be a string" +

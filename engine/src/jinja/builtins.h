@@ -11,11 +11,9 @@
 namespace inferlens::jinja {
 
 // filters.cpp
-bool hasFilter(const std::string& name);
 Value applyFilter(const std::string& name, const Value& value, const CallArguments& args);
 
 // tests.cpp
-bool hasTest(const std::string& name);
 bool applyTest(const std::string& name, const Value& value, const CallArguments& args);
 
 // methods.cpp: "abc".upper, d.items ... as callables; nullopt when the type has no such method.
@@ -28,8 +26,6 @@ Value sliceOf(const Value& object, const Value& start, const Value& stop, const 
 List iterate(const Value& value);  // a string's characters, a dict's keys, undefined: nothing
 int64_t lengthOf(const Value& value);
 bool contains(const Value& container, const Value& item);  // Python `in`
-// Python str(): user text stays marked; "" for undefined.
-TaggedText textOf(const Value& value);
 // The argument as a str / int, or a RuntimeProblem naming `what`.
 std::string stringArgument(const Value* value, const std::string& what);
 int64_t integerArgument(const Value* value, const std::string& what);

@@ -36,8 +36,8 @@ Value attributePath(const Value& value, const std::string& path) {
         const size_t dot = std::min(path.find('.', start), path.size());
         const std::string part = path.substr(start, dot - start);
         int64_t index = 0;
-        if (!part.empty() &&
-            std::from_chars(part.data(), part.data() + part.size(), index).ptr == part.data() + part.size())
+        if (!part.empty() && std::from_chars(part.data(), part.data() + part.size(), index).ptr ==
+                                 part.data() + part.size())
             current = getItem(current, Value(index));
         else
             current = getItem(current, Value(TaggedText(part)));
@@ -386,7 +386,8 @@ const std::map<std::string, Filter>& filters() {
         f["wordcount"] = [](const Value& v, const CallArguments&) {
             int64_t words = 0;
             bool inWord = false;
-            for (const char c : v.toText().text()) {
+            const TaggedText text = v.toText();
+            for (const char c : text.text()) {
                 const bool wordChar = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
                                       (c >= 'A' && c <= 'Z') || c == '_' ||
                                       static_cast<unsigned char>(c) >= 0x80;
@@ -426,10 +427,6 @@ const std::map<std::string, Filter>& filters() {
 }
 
 }  // namespace
-
-bool hasFilter(const std::string& name) {
-    return filters().count(name) != 0;
-}
 
 Value applyFilter(const std::string& name, const Value& value, const CallArguments& args) {
     const auto found = filters().find(name);

@@ -4,6 +4,8 @@
 
 namespace inferlens::jinja {
 
+namespace {
+
 bool isPythonSpace(const std::string& text, size_t at, size_t* length) {
     const unsigned char c = static_cast<unsigned char>(text[at]);
     *length = 1;
@@ -24,8 +26,6 @@ bool isPythonSpace(const std::string& text, size_t at, size_t* length) {
     }
     return false;
 }
-
-namespace {
 
 // The length of the strippable character at `at`, or 0.
 size_t strippable(const std::string& text, size_t at, const std::optional<std::string>& chars) {

@@ -26,6 +26,5 @@ std::string asciiLower(std::string text);
 std::string pythonCapitalize(const std::string& text);  // "hELLO" → "Hello"
 std::string pythonTitle(const std::string& text);       // str.title(): "it's" → "It'S"
 std::string jinjaTitle(const std::string& text);        // the title filter: "it's" → "It's"
-bool isPythonSpace(const std::string& text, size_t at, size_t* length);
 
 }  // namespace inferlens::jinja

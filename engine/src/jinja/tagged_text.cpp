@@ -43,15 +43,4 @@ TaggedText TaggedText::derived(std::string text, const TaggedText& source) {
     return TaggedText(std::move(text), source.anyUser());
 }
 
-std::vector<TaggedText::Run> TaggedText::runs() const {
-    std::vector<Run> result;
-    size_t start = 0;
-    for (size_t i = 1; i <= text_.size(); ++i)
-        if (i == text_.size() || userAt(i) != userAt(start)) {
-            result.push_back({std::string_view(text_).substr(start, i - start), userAt(start)});
-            start = i;
-        }
-    return result;
-}
-
 }  // namespace inferlens::jinja

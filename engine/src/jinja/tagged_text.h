@@ -32,13 +32,6 @@ class TaggedText {
     // `text` marked as user text everywhere when any byte of `source` is.
     static TaggedText derived(std::string text, const TaggedText& source);
 
-    // Maximal runs of bytes with the same mark, in order.
-    struct Run {
-        std::string_view text;
-        bool fromUser = false;
-    };
-    std::vector<Run> runs() const;
-
   private:
     std::string text_;
     std::vector<uint8_t> user_;  // one mark a byte; empty while no byte is user text

@@ -98,10 +98,6 @@ const std::map<std::string, Test>& tests() {
 
 }  // namespace
 
-bool hasTest(const std::string& name) {
-    return tests().count(name) != 0;
-}
-
 bool applyTest(const std::string& name, const Value& value, const CallArguments& args) {
     const auto found = tests().find(name);
     if (found == tests().end())

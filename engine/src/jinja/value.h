@@ -72,7 +72,6 @@ class Value {
     bool isList() const { return kind_ == Kind::List; }
     bool isDict() const { return kind_ == Kind::Dict; }
     bool isCallable() const { return kind_ == Kind::Callable; }
-    bool isTuple() const { return tuple_; }
 
     bool asBool() const { return bool_; }
     int64_t asInt() const;  // bools and ints
