@@ -75,8 +75,11 @@ int runTrace(const Words& words) {
     probes.tokenized(prompt.info);
     Generator generator(setup.makeBackend(), setup.generator.useKvCache, &probes);
     Sampler sampler = setup.makeSampler(prompt.stopIds);
-    // Prints nothing (the trace is the output) but ends the generation at a --stop string.
-    TokenPrinter chooser(sampler, setup.tokenizer, nullptr, false, setup.stopStrings);
+    // Prints nothing (the trace is the output) but ends the generation at a --stop string, or
+    // (--chat) where the template's next turn would begin.
+    std::vector<std::string> stopStrings = setup.stopStrings;
+    stopStrings.insert(stopStrings.end(), prompt.stopStrings.begin(), prompt.stopStrings.end());
+    TokenPrinter chooser(sampler, setup.tokenizer, nullptr, false, std::move(stopStrings));
     const std::vector<int32_t> ids = prompt.info.ids();
     requirePromptFits(ids, generator);
     generator.generate(ids, setup.maxTokens, chooser,
