@@ -100,7 +100,8 @@ ChatTemplateKind chatTemplateByName(std::string_view name) {
     std::string valid;
     for (const NamedKind& entry : kKinds)
         valid += (valid.empty() ? "" : ", ") + std::string(entry.name);
-    throw Error("unknown chat template '" + std::string(name) + "'; valid: " + valid);
+    throw Error("unknown chat template '" + std::string(name) + "'; valid: " + valid +
+                ", or auto (the model's own, the default)");
 }
 
 ChatTemplateChoice detectChatTemplate(std::string_view architecture, std::string_view modelName,
