@@ -186,7 +186,11 @@ class Gemma3Architecture final : public Architecture {
         nlohmann::json layerTypes = nlohmann::json::array();
         for (int64_t i = 0; i < c.layerCount; ++i)
             layerTypes.push_back(c.isSlidingLayer(i) ? "sliding_attention" : "full_attention");
-        const double scalar = 1.0 / (c.scoreScale() * c.scoreScale());
+        // transformers types query_pre_attn_scalar as an integer: write the integer that the
+        // scale came from (1/√scale² is off by rounding), or the exact value if it is none.
+        double scalar = 1.0 / (c.scoreScale() * c.scoreScale());
+        if (std::abs(scalar - std::round(scalar)) < 1e-6 * scalar)
+            scalar = std::round(scalar);
         nlohmann::json json{
             {"architectures", {"Gemma3ForCausalLM"}},
             {"model_type", "gemma3_text"},
