@@ -1,7 +1,8 @@
 // The attention panels: the heat map paints each weight in exactly colourFor(weight), log mapping
 // recolours, a decode step's row is appended in place, points map to (query, key); the head grid
 // pools and selects heads; past its memory budget the heat map pools blocks of positions to their
-// maximum and says so; the overview colours one number per head and selects by click.
+// maximum and says so; keys outside a local layer's window are labelled; the overview colours one
+// number per head and selects by click.
 
 #include <QSignalSpy>
 #include <QTest>
@@ -134,6 +135,27 @@ class TestWidgetAttention : public QObject {
         QCOMPARE(spy.count(), 1);
         QCOMPARE(spy.at(0).at(0).toInt(), 13);
         QCOMPARE(spy.at(0).at(1).toInt(), 2);
+    }
+
+    // Keys before a local layer's own window (Gemma 3) are painted and named as such, apart from
+    // the keys a sliding KV cache evicted.
+    void keysOutsideALayersWindowAreLabelled() {
+        AttentionHeatmapWidget map;
+        map.resize(300, 300);
+        AttentionMatrix m = causal(3, 0, 0, 8, 8);
+        for (int row = 0; row < 8; ++row)
+            for (int key = 0; key < row - 3; ++key)  // a window of 4 positions
+                m.weights[size_t(row * 8 + key)] = AttentionMatrix::kOutsideWindow;
+        m.weights[size_t(7 * 8 + 3)] = AttentionMatrix::kEvicted;
+        map.setMatrix(m);
+        const QImage image = map.grab().toImage();
+        QCOMPARE(image.pixelColor(map.cellRect(6, 1).center()),
+                 AttentionHeatmapWidget::outsideWindowColour());
+        QCOMPARE(image.pixelColor(map.cellRect(7, 3).center()),
+                 AttentionHeatmapWidget::evictedColour());
+        QVERIFY(map.toolTipAt(map.cellRect(6, 1).center()).contains("outside this layer's window"));
+        QVERIFY(!map.toolTipAt(map.cellRect(7, 3).center()).contains("outside"));
+        QCOMPARE(image.pixelColor(map.cellRect(6, 3).center()), map.colourFor(map.weight(6, 3)));
     }
 
     void selectedPositionIsMarked() {
