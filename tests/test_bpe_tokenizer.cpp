@@ -170,18 +170,29 @@ class TestBpeTokenizer : public QObject {
         QCOMPARE(tokenizer.decode(std::vector<int32_t>{0xE4, 0xBD}), std::string("\uFFFD\uFFFD"));
     }
 
-    // Added tokens: user-defined ones are matched in text; control ones (<|im_end|>) are not,
-    // so typing their names gives plain text, while a chat template inserts them by name.
+    // Added tokens: special ones, control (<|im_end|>) or user-defined markers (<tool>, Qwen's
+    // <think>), are not matched in text, so typing their names gives plain text, while a chat
+    // template inserts them by name; user-defined text pieces (whitespace runs, one character)
+    // are matched as llama.cpp matches them.
     void addedTokens() {
         HandVocabulary hand{{},
                             {{"<tool>", 0, PieceType::UserDefined},
                              {"<|im_end|>", 0, PieceType::Control},
                              {"<|im_start|>", 0, PieceType::Control},
-                             {"\n\n", 0, PieceType::UserDefined}}};
+                             {"\n\n", 0, PieceType::UserDefined},
+                             {"<think>", 0, PieceType::UserDefined},
+                             {"\u00F8", 0, PieceType::UserDefined}}};  // DeepSeek's "ø"
         const Tokenizer tokenizer = tokenizerOf(dir_, hand);
-        const int32_t tool = 256, imEnd = 257, imStart = 258;
-        QCOMPARE(tokenizer.encode("a<tool>b", false), (std::vector<int32_t>{'a', tool, 'b'}));
+        const int32_t tool = 256, imEnd = 257, imStart = 258, think = 260, oSlash = 261;
+        QCOMPARE(tokenizer.encode("a<tool>b", false), bytesOf("a<tool>b"));
+        QCOMPARE(tokenizer.encode("<think>", false), bytesOf("<think>"));
         QCOMPARE(tokenizer.encode("<|im_end|>", false), bytesOf("<|im_end|>"));
+        QVERIFY(tokenizer.isSpecial(think));
+        QCOMPARE(tokenizer.findSpecial("<think>"), std::optional<int32_t>(think));
+        for (const TokenInfo& token : tokenizer.tokenize("x <tool><think> y").tokens)
+            QVERIFY(!token.special);
+        QCOMPARE(tokenizer.encode("a\u00F8", false), (std::vector<int32_t>{'a', oSlash}));
+        QVERIFY(!tokenizer.isSpecial(oSlash));
         QCOMPARE(tokenizer.findSpecial("<|im_end|>"), std::optional<int32_t>(imEnd));
         QCOMPARE(tokenizer.findSpecial("<tool>"), std::optional<int32_t>(tool));
         QVERIFY(tokenizer.isSpecial(imStart) && tokenizer.isSpecial(tool));

@@ -5,6 +5,10 @@
 // files come from the llama-cpp-python sdist through tools/fetch_pypi_files.sh (a machine without
 // the package index skips with a message). Vocabularies of kinds InferLens does not read (BERT's
 // WordPiece, RWKV, T5's unigram, Gemma 4's) are listed as skipped with the reason.
+// One deliberate difference: llama.cpp matches every user-defined token in text, InferLens only
+// those that are text (whitespace runs, single characters), never markers such as command-r's
+// <|START_OF_TURN_TOKEN|>, which typed text must not become. No case of these files contains such
+// a marker (checked when this was decided), so every case still gives llama.cpp's ids.
 
 #include <QDir>
 #include <QTest>
@@ -123,6 +127,28 @@ class TestLlamaCppVocabularies : public QObject {
         }
         qInfo("%s: %d/%zu cases give llama.cpp's ids", qPrintable(name), passed, cases.size());
         QCOMPARE(passed, int(cases.size()));
+    }
+
+    // command-r's turn markers are user-defined tokens; typed, they stay text (llama.cpp would
+    // match them), while a chat template still finds and inserts them by name.
+    void commandRTurnMarkerTypedStaysText() {
+        if (modelsDir_.isEmpty())
+            QSKIP(qPrintable(skipReason_));
+        const Tokenizer tokenizer(openTokenizerFiles(
+            QDir(modelsDir_).filePath("ggml-vocab-command-r.gguf").toStdString()));
+        const std::optional<int32_t> startOfTurn = tokenizer.findSpecial("<|START_OF_TURN_TOKEN|>");
+        QVERIFY(startOfTurn.has_value());
+        QVERIFY(tokenizer.isUserDefined(*startOfTurn));
+        TokenizationInfo info;
+        tokenizer.appendText(info, "hi <|START_OF_TURN_TOKEN|>");
+        QVERIFY(info.tokens.size() > 3);
+        for (const TokenInfo& token : info.tokens) {
+            QVERIFY(!token.special);
+            QVERIFY(token.id != *startOfTurn);
+        }
+        QCOMPARE(tokenizer.decode(info.ids()), std::string("hi <|START_OF_TURN_TOKEN|>"));
+        tokenizer.appendSpecial(info, *startOfTurn, true);
+        QCOMPARE(info.tokens.back().id, *startOfTurn);
     }
 };
 

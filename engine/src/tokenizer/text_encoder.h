@@ -19,9 +19,10 @@ struct EncodedToken {
 class TextEncoder {
   public:
     virtual ~TextEncoder() = default;
-    // Control tokens' names in `text` are plain text; user-defined tokens (pieces the vocabulary
-    // always matches whole, as sentencepiece and llama.cpp do) are matched. Throws Error naming
-    // the model on what the vocabulary cannot encode.
+    // Control tokens' names and user-defined markers (<|START_OF_TURN_TOKEN|>) in `text` are
+    // plain text; user-defined text pieces (Gemma's "\n\n") are matched whole, as sentencepiece
+    // and llama.cpp do (see UserDefinedTokens). Throws Error naming the model on what the
+    // vocabulary cannot encode.
     virtual std::vector<EncodedToken> encode(std::string_view text) const = 0;
 };
 

@@ -13,6 +13,7 @@
 #include "tokenizer/sentencepiece_encoder.h"
 #include "tokenizer/sentencepiece_proto_reader.h"
 #include "tokenizer/streaming_detokenizer.h"
+#include "tokenizer/user_defined_tokens.h"
 
 namespace inferlens {
 
@@ -214,10 +215,9 @@ bool Tokenizer::isSpecial(int32_t id) const {
     if (id >= pieceCount_ || entries_[size_t(id)].type == PieceType::Control)
         return true;
     // Added tokens such as <|im_start|> or <fim_prefix> are; Gemma's user-defined runs of spaces
-    // and newlines are text.
-    const std::string& piece = entries_[size_t(id)].piece;
+    // and newlines and DeepSeek's single characters are text.
     return entries_[size_t(id)].type == PieceType::UserDefined &&
-           piece.find_first_not_of(" \t\r\n") != std::string::npos;
+           !isTextPiece(entries_[size_t(id)].piece);
 }
 
 bool Tokenizer::isUserDefined(int32_t id) const {

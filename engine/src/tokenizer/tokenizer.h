@@ -59,7 +59,8 @@ class Tokenizer {
     explicit Tokenizer(const ModelFiles& files);
 
     // `addPrefix`: start with the model's own prefix (prefixIds()). Special-token names inside
-    // `text` ("<s>", "[gMASK]") are plain text, never the special tokens. Invalid UTF-8 is
+    // `text` ("<s>", "[gMASK]", "<|START_OF_TURN_TOKEN|>") are plain text, never the special
+    // tokens (isSpecial); user-defined text pieces (Gemma's "\n\n") are matched. Invalid UTF-8 is
     // encoded as U+FFFD, as sentencepiece does.
     std::vector<int32_t> encode(std::string_view text, bool addPrefix = true) const;
     TokenizationInfo tokenize(std::string_view text, bool addPrefix = true) const;
@@ -100,11 +101,11 @@ class Tokenizer {
     // Every id in [0, vocabularySize()) has a piece: the vocabulary's, or "[PAD<id>]" for output
     // rows past it. Other ids throw Error.
     std::string piece(int32_t id) const;
-    // Control pieces, user-defined ones other than whitespace runs (Gemma's "\n\n" is text),
-    // appended specials, padding.
+    // Control pieces, user-defined ones other than whitespace runs and single characters
+    // (Gemma's "\n\n" is text), appended specials, padding.
     bool isSpecial(int32_t id) const;
-    // A user-defined piece (an added token): matched whole in text, and written as its own
-    // text when decoded, unlike a control token.
+    // A user-defined piece (an added token): written as its own text when decoded, unlike a
+    // control token; matched whole in text when it is not special.
     bool isUserDefined(int32_t id) const;
     bool isByte(int32_t id) const;
     bool isUnknown(int32_t id) const;

@@ -1,12 +1,23 @@
 #include "tokenizer/user_defined_tokens.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace inferlens {
 
+bool isTextPiece(std::string_view piece) {
+    if (piece.empty())
+        return false;
+    if (piece.find_first_not_of(" \t\r\n") == std::string_view::npos)
+        return true;
+    // One UTF-8 character: a lead byte and the continuation bytes after it.
+    return std::all_of(piece.begin() + 1, piece.end(),
+                       [](char byte) { return (uint8_t(byte) & 0xC0) == 0x80; });
+}
+
 UserDefinedTokens::UserDefinedTokens(const std::vector<VocabEntry>& entries) {
     for (size_t id = 0; id < entries.size(); ++id)
-        if (entries[id].type == PieceType::UserDefined && !entries[id].piece.empty())
+        if (entries[id].type == PieceType::UserDefined && isTextPiece(entries[id].piece))
             tokens_.emplace_back(entries[id].piece, int32_t(id));
     std::stable_sort(tokens_.begin(), tokens_.end(),
                      [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
