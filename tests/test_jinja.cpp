@@ -247,6 +247,7 @@ void TestJinja::errorsNameLineAndColumn_data() {
     QTest::newRow("type error") << "{{ 'a' + 1 }}" << 1 << 8 << "unsupported operand";
     QTest::newRow("undefined attribute") << "{{ foo.bar }}" << 1 << 7 << "'foo' is undefined";
     QTest::newRow("column counts characters") << "你好{{ 1 / 0 }}" << 1 << 8 << "division by zero";
+    QTest::newRow("empty separator") << "{{ 'a,b'.split('') }}" << 1 << 9 << "empty separator";
     QTest::newRow("mutation refused") << "{% set l = [] %}{{ l.append(1) }}" << 1 << 21 << "unsafe";
 }
 

@@ -52,9 +52,6 @@ Value splitMethod(const Value& self, const CallArguments& args) {
          pythonSplit(self.asText(), optionalString(args, 0, "sep"),
                      maxSplit != nullptr ? integerArgument(maxSplit, "maxsplit") : -1))
         parts.emplace_back(std::move(part));
-    if (args.get(0, "sep") != nullptr && args.get(0, "sep")->isString() &&
-        args.get(0, "sep")->asString().empty())
-        throw RuntimeProblem("empty separator");
     return Value(std::move(parts));
 }
 

@@ -1,5 +1,6 @@
 #include "jinja/python_strings.h"
 
+#include "jinja/jinja_error.h"
 #include "jinja/value.h"
 
 namespace inferlens::jinja {
@@ -77,6 +78,8 @@ std::vector<TaggedText> pythonSplit(const TaggedText& text, const std::optional<
                                     int64_t maxSplit) {
     const std::string& s = text.text();
     std::vector<TaggedText> parts;
+    if (sep && sep->empty())  // would find itself everywhere: Python refuses it too
+        throw RuntimeProblem("empty separator");
     if (sep) {
         size_t start = 0;
         while (maxSplit < 0 || int64_t(parts.size()) < maxSplit) {

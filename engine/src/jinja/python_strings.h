@@ -16,7 +16,8 @@ enum class StripSide { Both, Left, Right };
 // `chars` absent: whitespace, as str.strip(); else any of its characters.
 TaggedText pythonStrip(const TaggedText& text, const std::optional<std::string>& chars,
                        StripSide side = StripSide::Both);
-// str.split(sep, maxsplit): `sep` absent splits on runs of whitespace and drops empty parts.
+// str.split(sep, maxsplit): `sep` absent splits on runs of whitespace and drops empty parts; an
+// empty `sep` throws RuntimeProblem.
 std::vector<TaggedText> pythonSplit(const TaggedText& text, const std::optional<std::string>& sep,
                                     int64_t maxSplit = -1);
 TaggedText pythonReplace(const TaggedText& text, const std::string& from, const TaggedText& to,
