@@ -165,6 +165,33 @@ class TestTraceReader : public QObject {
                      key >= 2 && key < p - 7);
     }
 
+    // A Gemma 3 model's local layer (window 4): the replayed heat map names the keys before each
+    // row's window as outside the layer's window; its global layer has none.
+    void aLocalLayersWindowReplaysAsItRan() {
+        const QString model = dir_.filePath("gemma3.gguf");
+        const QString path = dir_.filePath("gemma3.jsonl");
+        auto result =
+            test::runCli({"synth", "--arch", "gemma3", "--layers", "2", "--sliding-window", "4",
+                          "--sliding-pattern", "2", "--out", model});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        result = test::runCli(QStringList{"trace", "--model", model, "--prompt", "a b c d e f g h",
+                                          "--attention", "0:0,1:0", "--out", path}
+                              << kRun);
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        const auto matrices = eventsOf<widgets::AttentionMatrix>(readTrace(path));
+        QVERIFY(!matrices.empty());
+        int outside = 0;
+        for (const widgets::AttentionMatrix& matrix : matrices)
+            for (int row = 0; row < matrix.queryCount; ++row)
+                for (int key = 0; key <= matrix.firstQuery + row; ++key) {
+                    const bool hidden = matrix.layer == 0 && key < matrix.firstQuery + row - 3;
+                    QCOMPARE(matrix.at(row, key) == widgets::AttentionMatrix::kOutsideWindow,
+                             hidden);
+                    outside += hidden ? 1 : 0;
+                }
+        QVERIFY(outside > 10);
+    }
+
     void theTokensSpellTheAnswerTheCliGenerates() {
         const auto answer =
             test::runCli(QStringList{"generate", "--model", kModel, "--prompt", kPrompt} << kRun);
