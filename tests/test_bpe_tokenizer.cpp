@@ -22,6 +22,7 @@
 #include "support/test_models.h"
 #include "tokenizer/byte_level_alphabet.h"
 #include "tokenizer/gguf_vocabulary.h"
+#include "tokenizer/hf_tokenizer_json.h"
 #include "tokenizer/regex_splitter.h"
 #include "tokenizer/streaming_detokenizer.h"
 #include "tokenizer/synthetic_vocabulary.h"
@@ -302,6 +303,35 @@ class TestBpeTokenizer : public QObject {
         QCOMPARE(pieces, (std::vector<std::string>{"Hello", " ", " world", "!!", " 42", "\xff"}));
     }
 
+    // A match that runs into PCRE2's backtracking limit is an Error naming the file and the
+    // expression, not "no match" (which left the rest of the text as one word).
+    void regexMatchLimitIsAnError() {
+        const RegexSplitter splitter({"(a+)+$"}, "tokenizer.json");
+        const std::string text = std::string(40, 'a') + "c";
+        try {
+            (void)splitter.split(text, {0, text.size()});
+            QFAIL("accepted");
+        } catch (const Error& error) {
+            const QString message = error.what();
+            QVERIFY2(message.startsWith("tokenizer.json") && message.contains("'(a+)+$'") &&
+                         message.contains("limit"),
+                     error.what());
+        }
+    }
+
+    // Long runs of a repeated group need more than JIT's default 32 KiB stack (which failed with
+    // PCRE2 error -46 and left the text unsplit): 200,000 bytes of "ab" are one match.
+    void regexJitStackSuffices() {
+        const RegexSplitter splitter({"(a|b)*"}, "test");
+        std::string text;
+        for (int i = 0; i < 100'000; ++i)
+            text += "ab";
+        text += "!";
+        const std::vector<TextPiece> pieces = splitter.split(text, {0, text.size()});
+        QCOMPARE(pieces.size(), size_t(2));
+        QCOMPARE(pieces[0].end, text.size() - 1);
+    }
+
     void malformedVocabulariesAreRefused_data() {
         QTest::addColumn<int>("which");
         QTest::addColumn<QStringList>("expected");
@@ -333,6 +363,48 @@ class TestBpeTokenizer : public QObject {
             for (const QString& part : expected)
                 QVERIFY2(message.contains(part), error.what());
         }
+    }
+
+    // tokenizer.json files that must be refused with an Error naming the file and the key: ids far
+    // past the number of tokens (a 47-byte file once asked for a 660 MB table), and BPE that is
+    // not byte-level (sentencepiece-style pieces would be read in GPT-2's alphabet).
+    void malformedTokenizerJsonIsRefused_data() {
+        QTest::addColumn<QString>("document");
+        QTest::addColumn<QStringList>("expected");
+        QTest::newRow("vocab id far out")
+            << R"({"model":{"vocab":{"a":16777215},"merges":[]},"decoder":{"type":"ByteLevel"}})"
+            << QStringList{"model.vocab['a']", "16777215", "[0, 1)"};
+        QTest::newRow("added token id far out")
+            << R"({"model":{"vocab":{"a":0},"merges":[]},"pre_tokenizer":{"type":"ByteLevel"},)"
+               R"("added_tokens":[{"id":900000,"content":"<x>"}]})"
+            << QStringList{"added_tokens[0].id", "900000", "[0, 2)"};
+        QTest::newRow("not byte-level")
+            << R"({"model":{"vocab":{"a":0},"merges":[]},"pre_tokenizer":{"type":"Metaspace"},)"
+               R"("decoder":{"type":"Sequence","decoders":[{"type":"Fuse"}]}})"
+            << QStringList{"pre_tokenizer", "ByteLevel"};
+    }
+
+    void malformedTokenizerJsonIsRefused() {
+        QFETCH(QString, document);
+        QFETCH(QStringList, expected);
+        try {
+            (void)parseHfTokenizerJson(document.toStdString(), "", "dir/tokenizer.json");
+            QFAIL("accepted");
+        } catch (const Error& error) {
+            const QString message = error.what();
+            QVERIFY2(message.startsWith("dir/tokenizer.json"), error.what());
+            for (const QString& part : expected)
+                QVERIFY2(message.contains(part), error.what());
+        }
+    }
+
+    // ByteLevel may be named by the decoder alone, inside a Sequence.
+    void byteLevelDecoderIsEnough() {
+        const GgufVocabulary vocabulary = parseHfTokenizerJson(
+            R"({"model":{"vocab":{"a":0,"b":1},"merges":[]},)"
+            R"("decoder":{"type":"Sequence","decoders":[{"type":"ByteLevel"}]}})",
+            "", "tokenizer.json");
+        QCOMPARE(vocabulary.entries.size(), size_t(2));
     }
 
     // A Hugging Face directory with tokenizer.json (no tokenizer.model): the byte-level BPE model,

@@ -12,10 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-// The expression Hugging Face's ByteLevel pre-tokenizer applies with use_regex (GPT-2's).
-constexpr const char* kByteLevelExpression =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))";
-
 [[noreturn]] void fail(const std::string& path, const std::string& key, const std::string& why) {
     throwFileError(path, key + ": " + why);
 }
@@ -63,7 +59,7 @@ void addPreTokenizer(const json& node, const std::string& path, const std::strin
             fail(path, where + ".add_prefix_space",
                  "true is not supported (no GGUF pre-tokenizer adds a space)");
         if (node.value("use_regex", true) == true)
-            spec.expressions.push_back(kByteLevelExpression);
+            spec.expressions.emplace_back(kGpt2Expression);
     } else if (type == "Split") {
         const json& pattern = member(node, "pattern", path, where);
         if (node.value("behavior", std::string()) != "Isolated" || node.value("invert", false))
@@ -81,6 +77,20 @@ void addPreTokenizer(const json& node, const std::string& path, const std::strin
     } else {
         fail(path, where + ".type", "pre-tokenizer '" + type + "' is not supported");
     }
+}
+
+// Whether a pre-tokenizer or decoder is ByteLevel or a Sequence holding one.
+bool hasByteLevel(const json& node) {
+    if (!node.is_object())
+        return false;
+    if (node.value("type", json()) == "ByteLevel")
+        return true;
+    for (const char* list : {"pretokenizers", "decoders"})
+        if (node.contains(list) && node[list].is_array())
+            for (const json& inner : node[list])
+                if (hasByteLevel(inner))
+                    return true;
+    return false;
 }
 
 // The token a TemplateProcessing post-processor puts before the text ($A), if any.
@@ -145,16 +155,30 @@ GgufVocabulary readTokenizerDocuments(std::string_view tokenizerJson, std::strin
         root["normalizer"].value("type", std::string()) != "NFC")
         fail(path, "normalizer", "only none or NFC (not applied, as in llama.cpp) is supported");
 
+    // Sentencepiece-style BPE (pieces with "▁", byte fallback) has neither; its pieces would be
+    // read in GPT-2's alphabet and give wrong tokens.
+    if (!hasByteLevel(root.value("pre_tokenizer", json())) &&
+        !hasByteLevel(root.value("decoder", json())))
+        fail(path, "pre_tokenizer",
+             "neither the pre-tokenizer nor the decoder is ByteLevel: only byte-level BPE is "
+             "supported");
+
     GgufVocabulary vocabulary;
     vocabulary.kind = VocabularyKind::ByteLevelBpe;
     const json& vocab = member(model, "vocab", path, "model");
     if (!vocab.is_object())
         fail(path, "model.vocab", "expected an object of token → id");
+    const json added = root.value("added_tokens", json::array());
+    // Ids run from 0 without gaps in real files; bounding them by the number of tokens keeps a
+    // tiny file from asking for a huge table.
+    const auto tokenCount = int64_t(vocab.size() + (added.is_array() ? added.size() : 0));
     const auto place = [&](const std::string& piece, const json& idValue, PieceType type,
                            const std::string& where) {
         if (!idValue.is_number_integer() || idValue.get<int64_t>() < 0 ||
-            idValue.get<int64_t>() >= (int64_t(1) << 24))
-            fail(path, where, "id " + describeJson(idValue) + " is not in [0, 2^24)");
+            idValue.get<int64_t>() >= tokenCount)
+            fail(path, where,
+                 "id " + describeJson(idValue) + " is not in [0, " + std::to_string(tokenCount) +
+                     "), the number of tokens in model.vocab and added_tokens");
         const auto id = size_t(idValue.get<int64_t>());
         if (id >= vocabulary.entries.size())
             vocabulary.entries.resize(id + 1, {"", 0.0f, PieceType::Unused});
@@ -163,7 +187,6 @@ GgufVocabulary readTokenizerDocuments(std::string_view tokenizerJson, std::strin
     for (const auto& [piece, id] : vocab.items())
         place(piece, id, PieceType::Normal, "model.vocab['" + piece + "']");
     if (root.contains("added_tokens")) {
-        const json& added = root["added_tokens"];
         if (!added.is_array())
             fail(path, "added_tokens", "expected an array");
         for (size_t i = 0; i < added.size(); ++i) {

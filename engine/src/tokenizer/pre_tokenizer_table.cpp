@@ -11,10 +11,6 @@ constexpr const char* kContractions = R"((?i:'s|'t|'re|'ve|'m|'ll|'d))";
 // Characters outside ASCII are written as \x{...}: an editor that normalises Unicode (NFC) would
 // otherwise silently change some of them (U+1F7D into U+03CE) and break the ranges.
 
-// GPT-2's own expression, shared by many later vocabularies.
-constexpr const char* kGpt2 =
-    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))";
-
 std::string llama3Like(const char* digits, const char* letters) {
     return std::string(kContractions) + R"(|[^\r\n\p{L}\p{N}]?)" + letters + "|" + digits +
            R"(| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
@@ -37,7 +33,7 @@ struct Entry {
 
 const std::vector<Entry>& table() {
     static const std::vector<Entry> entries = [] {
-        const std::string gpt2 = kGpt2;
+        const std::string gpt2(kGpt2Expression);
         const std::string llama3 = llama3Like(R"(\p{N}{1,3})", R"(\p{L}+)");
         std::vector<Entry> list;
         list.push_back(

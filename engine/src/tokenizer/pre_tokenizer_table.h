@@ -10,6 +10,11 @@
 
 namespace inferlens {
 
+// GPT-2's expression, shared by many later vocabularies; Hugging Face's ByteLevel pre-tokenizer
+// applies it with use_regex.
+inline constexpr std::string_view kGpt2Expression =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S))";
+
 struct PreTokenizerSpec {
     std::vector<std::string> expressions;  // applied in turn (see RegexSplitter)
     // A word that is a token of its own is taken whole, without merging (Llama 3's tokenizer.json

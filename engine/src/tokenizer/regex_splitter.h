@@ -26,12 +26,15 @@ class RegexSplitter {
     RegexSplitter(const RegexSplitter&) = delete;
     RegexSplitter& operator=(const RegexSplitter&) = delete;
 
-    // The pieces of text[piece.begin, piece.end), in order, covering it without gaps.
+    // The pieces of text[piece.begin, piece.end), in order, covering it without gaps. Throws
+    // Error naming the source and the expression when matching fails (a pathological expression
+    // past the backtracking limits) rather than leaving text unsplit.
     std::vector<TextPiece> split(std::string_view text, TextPiece piece) const;
 
   private:
     struct Compiled;
     std::vector<std::unique_ptr<Compiled>> expressions_;
+    std::string source_;
 };
 
 }  // namespace inferlens
