@@ -13,8 +13,8 @@
 #   --keep DIR           keep every raw output in DIR
 # Environment:
 #   INFERLENS_BUILD_DIR  where inferlens-cli was built (default ./build)
-#   LLAMA_BENCH          llama-bench to use (default: the one on PATH; a CPU build of llama.cpp
-#                        release b11312 that you provide — it is never built or kept here)
+#   LLAMA_BENCH          llama-bench to use (default: the one tools/build_llama_cpp.sh built into
+#                        .cache/llama.cpp-build/bin/, else the one on PATH)
 #   MEMBW_SRC            membw.c (default ../shared/tools/membw.c beside the repository)
 #
 # Differences to keep in mind: llama-bench runs a warm-up before each test and measures tg from an
@@ -65,8 +65,10 @@ model="$(cd "$(dirname "$model")" && pwd)/$(basename "$model")"
 
 cli="${INFERLENS_BUILD_DIR:-$root/build}/app/cli/inferlens-cli"
 [ -x "$cli" ] || die "inferlens-cli not found at $cli: build it with ./scripts/build.sh (or set INFERLENS_BUILD_DIR)"
-LLAMA_BENCH="${LLAMA_BENCH:-$(command -v llama-bench || true)}"
-[ -n "$LLAMA_BENCH" ] && [ -x "$LLAMA_BENCH" ] || die "no llama-bench: put a CPU build of llama.cpp release b11312 on PATH, or point LLAMA_BENCH at one"
+our_llama_bench="${INFERLENS_CACHE_DIR:-$root/.cache}/llama.cpp-build/bin/llama-bench"
+[ -x "$our_llama_bench" ] || our_llama_bench="$(command -v llama-bench || true)"
+LLAMA_BENCH="${LLAMA_BENCH:-$our_llama_bench}"
+[ -n "$LLAMA_BENCH" ] && [ -x "$LLAMA_BENCH" ] || die "no llama-bench: run tools/build_llama_cpp.sh, or point LLAMA_BENCH at one"
 command -v python3 >/dev/null || die "python3 is needed to read the JSON results"
 
 work="$(mktemp -d)"
@@ -133,8 +135,11 @@ done
 measure_bandwidth after
 
 [ -n "$inferlens_unsupported" ] && echo "$inferlens_unsupported" >"$work_out/inferlens-unsupported.txt"
-version_file="$(dirname "$LLAMA_BENCH")/../../VERSION"
-llama_version="$(cat "$version_file" 2>/dev/null || echo "unknown (no VERSION file beside the build)")"
+# tools/build_llama_cpp.sh writes VERSION beside bin/; a source tree's build has it two levels up.
+llama_version="unknown (no VERSION file beside the build)"
+for version_file in "$(dirname "$LLAMA_BENCH")/../VERSION" "$(dirname "$LLAMA_BENCH")/../../VERSION"; do
+    [ -f "$version_file" ] && { llama_version="$(head -3 "$version_file" | tr '\n' ';')"; break; }
+done
 inferlens_version="$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)"
 
 python3 - "$work_out" "$model" "$gen" "$prompts" "$llama_version" "$inferlens_version" "${threads[@]}" <<'PYTHON'
