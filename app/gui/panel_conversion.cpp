@@ -73,7 +73,8 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
         const TraceCandidate& candidate = trace.candidates[i];
         widgets::SamplingCandidate row;
         row.id = candidate.id;
-        row.label = QString::fromStdString(pieces[i]);
+        // What the piece spells (a byte-level "Ġthe" reads "␣the"), as the token strip shows it.
+        row.label = widgets::tokenDisplayText(QString::fromStdString(pieces[i]), {}, false);
         row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
                            candidate.probability[size_t(SamplingStage::Penalties)],
                            candidate.probability[size_t(SamplingStage::Temperature)],
