@@ -99,13 +99,18 @@ class TestRealModels : public QObject {
     void addModelRows();
 
     std::map<QString, OpenedModel> opened_;
+    std::map<QString, QString> unavailable_;  // why a model could not be fetched
 };
 
 OpenedModel* TestRealModels::open(const QString& name) {
     auto found = opened_.find(name);
     if (found != opened_.end())
         return &found->second;
-    QString skipReason;
+    QString& skipReason = unavailable_[name];
+    if (!skipReason.isEmpty()) {  // asked already: do not wait for the package index again
+        qWarning("SKIPPED: %s", qPrintable(skipReason));
+        return nullptr;
+    }
     const std::string path = inferlens::test::fetchPypiFiles(name, skipReason).toStdString();
     if (path.empty()) {
         if (skipReason.startsWith("FAILED"))
