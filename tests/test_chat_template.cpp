@@ -262,7 +262,6 @@ class TestChatTemplate : public QObject {
             "{% endfor %}{% if add_generation_prompt %}[assistant]{% endif %}";
         const ChatTemplateChoice choice = chooseChatTemplate(files, "");
         QCOMPARE(choice.jinja, files.chatTemplate);
-        QVERIFY(choice.hasFallback);
         QCOMPARE(choice.kind, ChatTemplateKind::Llama2);
         QCOMPARE(chooseChatTemplate(files, "auto").jinja, files.chatTemplate);
         QVERIFY(chooseChatTemplate(files, "zephyr").jinja.empty());
@@ -339,9 +338,6 @@ class TestChatTemplate : public QObject {
         QVERIFY2(description.startsWith("llama2") && description.contains("line 1, column 4") &&
                      description.contains("not closed"),
                  qPrintable(description));
-        ChatTemplateChoice noFallback = chooseChatTemplate(files, "");
-        noFallback.hasFallback = false;
-        QVERIFY_THROWS_EXCEPTION(Error, ChatTemplate(noFallback, *llama_));
         QVERIFY2(QString::fromStdString(describeChatTemplate(files)).contains("line 1, column 4"),
                  describeChatTemplate(files).c_str());
     }
@@ -512,21 +508,45 @@ class TestChatTemplate : public QObject {
         QVERIFY2(QString::fromStdString(choice.reason).contains("[Round"), choice.reason.c_str());
         QCOMPARE(chooseChatTemplate(files, "chatglm3").kind, ChatTemplateKind::ChatGlm3);
         QCOMPARE(chooseChatTemplate(*llamaFiles_, "").kind, ChatTemplateKind::Llama2);
-        QVERIFY_THROWS_EXCEPTION(Error, detectChatTemplate("gpt2", "", ""));
+        // An architecture no layout belongs to, without a template: plain text.
+        QCOMPARE(detectChatTemplate("gemma3", "", "").kind, ChatTemplateKind::Plain);
+    }
+
+    // plain: a base model without a template (Gemma 3 270M) continues the conversation's text:
+    // the prefix, then the messages a blank line apart, no roles, no markers.
+    void plainLayout() {
+        const ChatTemplate chat(ChatTemplateKind::Plain, *llama_);
+        const RenderedPrompt prompt =
+            chat.render(conversation({{ChatRole::System, "A story."},
+                                      {ChatRole::User, "Once upon a time"},
+                                      {ChatRole::Assistant, " there was a king."},
+                                      {ChatRole::User, "He had <|user|> three sons"}}));
+        const std::string text =
+            "A story.\n\nOnce upon a time\n\n there was a king.\n\nHe had "
+            "<|user|> three sons";
+        QCOMPARE(prompt.info.text, "<s>" + text);
+        const auto expected = Ids() << kBos << llama_->encode(text, false);
+        QCOMPARE(prompt.ids, expected.ids);
+        checkRendering(prompt, *llama_);
+        QCOMPARE(chat.stopIds(), std::vector<int32_t>{kEos});
+        QVERIFY(prompt.stopStrings.empty());
+        QCOMPARE(chatTemplateByName("plain"), ChatTemplateKind::Plain);
     }
 
     void forcedNames() {
-        for (const ChatTemplateKind kind : {ChatTemplateKind::ChatGlm2, ChatTemplateKind::ChatGlm3,
-                                            ChatTemplateKind::Llama2, ChatTemplateKind::Zephyr})
+        for (const ChatTemplateKind kind :
+             {ChatTemplateKind::ChatGlm2, ChatTemplateKind::ChatGlm3, ChatTemplateKind::Llama2,
+              ChatTemplateKind::Zephyr, ChatTemplateKind::Plain})
             QCOMPARE(chatTemplateByName(chatTemplateName(kind)), kind);
         QCOMPARE(chatTemplateName(ChatTemplateKind::Llama2), std::string_view("llama2"));
         try {
             chatTemplateByName("vicuna");
             QFAIL("an unknown template name was accepted");
         } catch (const Error& error) {
-            QVERIFY2(QString(error.what()).contains("'vicuna'") &&
-                         QString(error.what()).contains("chatglm2, chatglm3, llama2, zephyr"),
-                     error.what());
+            QVERIFY2(
+                QString(error.what()).contains("'vicuna'") &&
+                    QString(error.what()).contains("chatglm2, chatglm3, llama2, zephyr, plain"),
+                error.what());
         }
         QVERIFY_THROWS_EXCEPTION(Error, chooseChatTemplate(*glmFiles_, "ChatGLM3"));  // exact names
     }

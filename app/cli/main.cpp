@@ -32,7 +32,7 @@ commands:
            its sampling trace. --beams K [--nbest N] [--length-penalty X]
            [--no-early-stopping]: beam search instead of sampling (the sampling flags do not
            apply); --json then prints the hypotheses and the search tree.
-  chat     [--model PATH] [--system TEXT] [--template auto|chatglm2|chatglm3|llama2|zephyr]
+  chat     [--model PATH] [--system TEXT] [--template auto|chatglm2|chatglm3|llama2|zephyr|plain]
            [SAMPLING] [RUN]
            Interactive multi-turn chat; each stdin line is a user message. --template auto
            (the default) renders the model's own Jinja chat template, else a built-in one.

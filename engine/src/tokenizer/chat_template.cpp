@@ -24,6 +24,7 @@ constexpr std::array kKinds{
     NamedKind{"chatglm3", ChatTemplateKind::ChatGlm3, "chatglm"},
     NamedKind{"llama2", ChatTemplateKind::Llama2, "llama"},
     NamedKind{"zephyr", ChatTemplateKind::Zephyr, "llama"},
+    NamedKind{"plain", ChatTemplateKind::Plain, ""},
 };
 
 const NamedKind& describe(ChatTemplateKind kind) {
@@ -119,8 +120,10 @@ ChatTemplateChoice detectChatTemplate(std::string_view architecture, std::string
     if (architecture == "llama")
         return builtIn(ChatTemplateKind::Llama2,
                        "a LLaMA model without other hints: LLaMA-2's layout");
-    throw Error("no chat template is known for the architecture '" + std::string(architecture) +
-                "'");
+    // A base model (Gemma 3 270M ships no template) is still worth opening: it continues text.
+    return builtIn(ChatTemplateKind::Plain,
+                   "no chat template in the model and no built-in layout for '" +
+                       std::string(architecture) + "': the conversation as plain text");
 }
 
 ChatTemplateChoice detectChatTemplate(const ModelFiles& files) {
@@ -137,11 +140,7 @@ ChatTemplateChoice chooseChatTemplate(const ModelFiles& files, std::string_view 
     ChatTemplateChoice choice;
     choice.jinja = files.chatTemplate;
     choice.reason = "the model's own chat template";
-    try {
-        choice.kind = detectChatTemplate(files).kind;
-    } catch (const Error&) {
-        choice.hasFallback = false;
-    }
+    choice.kind = detectChatTemplate(files).kind;
     return choice;
 }
 
@@ -170,20 +169,15 @@ ChatTemplate::ChatTemplate(const ChatTemplateChoice& choice, const Tokenizer& to
         try {
             jinja_ = std::make_unique<const JinjaChatTemplate>(choice.jinja, tokenizer);
         } catch (const jinja::JinjaError& error) {
-            if (!choice.hasFallback)
-                throw;
             jinjaProblem_ = error.what();
         }
-        hasBuiltIn_ = choice.hasFallback;
     }
-    if (hasBuiltIn_) {
-        try {
-            initBuiltIn();
-        } catch (const Error&) {
-            if (!jinja_)
-                throw;
-            hasBuiltIn_ = false;  // the layout the hints name does not fit this vocabulary
-        }
+    try {
+        initBuiltIn();
+    } catch (const Error&) {
+        if (!jinja_)
+            throw;
+        hasBuiltIn_ = false;  // the layout the hints name does not fit this vocabulary
     }
     if (jinja_) {  // the model's template decides where turns end, not the fallback's layout
         stopIds_ = tokenizer.eosIds();
@@ -244,6 +238,7 @@ void ChatTemplate::initBuiltIn() {
             ids_.bos = *tokenizer_.bosId();
             break;
         case ChatTemplateKind::Zephyr:
+        case ChatTemplateKind::Plain:
             break;
     }
     turnEndIds_ = eos;
@@ -418,6 +413,9 @@ RenderedPrompt ChatTemplate::renderBuiltIn(std::span<const ChatMessage> messages
         case ChatTemplateKind::Zephyr:
             renderZephyr(messages, prompt.info);
             break;
+        case ChatTemplateKind::Plain:
+            renderPlain(messages, prompt.info);
+            break;
     }
     prompt.ids = prompt.info.ids();
     return prompt;
@@ -490,6 +488,18 @@ void ChatTemplate::renderZephyr(std::span<const ChatMessage> messages,
         newline = "\n";
     }
     tokenizer_.appendText(info, "\n<|assistant|>\n");
+}
+
+void ChatTemplate::renderPlain(std::span<const ChatMessage> messages,
+                               TokenizationInfo& info) const {
+    // No roles, no markers: the model's prefix (BOS), then the messages' texts one after another,
+    // a blank line apart, which a base model continues.
+    for (const int32_t id : tokenizer_.prefixIds())
+        tokenizer_.appendSpecial(info, id, true);
+    std::string text;
+    for (const ChatMessage& message : messages)
+        text += (text.empty() ? "" : "\n\n") + message.content;
+    tokenizer_.appendText(info, text);
 }
 
 }  // namespace inferlens

@@ -14,6 +14,8 @@
 //             <s> "[INST] {q2} [/INST]"   (Meta's reference chat_completion, contents as given)
 //   zephyr    [<s>] "<|system|>\n{system}" </s> "\n<|user|>\n{q1}" </s> "\n<|assistant|>\n{a1}"
 //             </s> ... "\n<|assistant|>\n"   (TinyLlama-Chat; <s> when the vocabulary adds BOS)
+//   plain     [<s>] "{m1}\n\n{m2}\n\n{m3}"   (no roles: for base models without a template, of
+//             an architecture no other layout belongs to; the model continues the text)
 //
 // Quoted parts are text, encoded one part at a time (so each starts with the dummy-prefix space, as
 // Hugging Face's tokenizers do between special tokens); the others are special tokens, written by
@@ -46,7 +48,7 @@ struct ChatMessage {
     std::string content;
 };
 
-enum class ChatTemplateKind { ChatGlm2, ChatGlm3, Llama2, Zephyr };
+enum class ChatTemplateKind { ChatGlm2, ChatGlm3, Llama2, Zephyr, Plain };
 
 std::string_view chatTemplateName(ChatTemplateKind kind);  // "chatglm2", "chatglm3", ...
 // Throws Error listing the valid names when `name` is none of them.
@@ -56,10 +58,8 @@ struct ChatTemplateChoice {
     ChatTemplateKind kind = ChatTemplateKind::Llama2;  // the built-in layout (or the fallback)
     std::string reason;  // why, for the user: "tokenizer.chat_template contains '[INST]'"
     // "auto" on a model that ships a Jinja template: its source, rendered in preference to
-    // `kind`, which is then only the fallback, and only when `hasFallback` (no built-in layout
-    // fits, say, a Qwen model).
+    // `kind`, which is then only the fallback.
     std::string jinja;
-    bool hasFallback = true;
 };
 
 // Picks the template from the model, first rule that applies, hints only counted when they fit the
@@ -67,8 +67,7 @@ struct ChatTemplateChoice {
 //   1. the Jinja chat template: "[Round" → chatglm2; "[gMASK]", "<|user|>" or "<|assistant|>"
 //      → chatglm3; "[INST]" → llama2; "<|user|>" → zephyr;
 //   2. the model's name: chatglm3, chatglm2, tinyllama / zephyr, llama-2 / llama2;
-//   3. the architecture: chatglm → chatglm2, llama → llama2.
-// Throws Error for any other architecture.
+//   3. the architecture: chatglm → chatglm2, llama → llama2, any other → plain.
 ChatTemplateChoice detectChatTemplate(std::string_view architecture, std::string_view modelName,
                                       std::string_view jinjaTemplate);
 ChatTemplateChoice detectChatTemplate(const ModelFiles& files);
@@ -139,6 +138,7 @@ class ChatTemplate {
     void renderChatGlm3(std::span<const ChatMessage> messages, TokenizationInfo& info) const;
     void renderLlama2(std::span<const ChatMessage> messages, TokenizationInfo& info) const;
     void renderZephyr(std::span<const ChatMessage> messages, TokenizationInfo& info) const;
+    void renderPlain(std::span<const ChatMessage> messages, TokenizationInfo& info) const;
 
     ChatTemplateKind kind_;
     const Tokenizer& tokenizer_;
