@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -277,10 +278,12 @@ std::vector<float> decodeLogits(const Model& model, const std::vector<int32_t>& 
     return logits;
 }
 
-// Copies a GGUF file, leaving out the keys and tensors `drop` names and setting `extra` keys.
+// Copies a GGUF file, leaving out the keys and tensors `drop` names, setting `extra` keys and
+// adding `extraTensors`.
 void copyGguf(const std::string& from, const std::string& to,
               const std::function<bool(const std::string&)>& drop,
-              const std::vector<GgufKeyValue>& extra = {}) {
+              const std::vector<GgufKeyValue>& extra = {},
+              const std::vector<TensorSource>& extraTensors = {}) {
     const GgufFile source(from);
     GgufWriter writer;
     for (const GgufKeyValue& entry : source.metadata())
@@ -296,6 +299,8 @@ void copyGguf(const std::string& from, const std::string& to,
                  std::copy_n(tensor.data, out.size(), out.data());
              }});
     }
+    for (const TensorSource& tensor : extraTensors)
+        writer.addTensor(tensor);
     writer.write(to);
 }
 
@@ -559,6 +564,17 @@ class TestArchitectures : public QObject {
         QVERIFY(!gguf.config().ropeFrequencyDivisors.empty());
         QCOMPARE(gguf.config().ropeFrequencyDivisors, hf.config().ropeFrequencyDivisors);
         QVERIFY(hf.config().hasLlama3Scaling);
+        // Only llama.cpp's llama loader reads rope_freqs.weight: no synthetic Qwen gets one.
+        for (const char* arch : {"qwen2", "qwen3"}) {
+            SyntheticModelOptions qwen = shapeFor(arch);
+            qwen.ropeScaling = "llama3";
+            try {
+                synth(std::string("factors-") + arch, ModelFormat::Gguf, qwen);
+                QFAIL(qPrintable(QString("llama3 scaling accepted for ") + arch));
+            } catch (const Error& error) {
+                QVERIFY2(QString(error.what()).contains("llama3 for llama only"), error.what());
+            }
+        }
     }
 
     void validationErrors_data() {
@@ -582,6 +598,33 @@ class TestArchitectures : public QObject {
                                               << "rope_type 'yarn' is not supported";
         QTest::addRow("attention softcapping") << "attn-softcap"
                                                << "'attn_logit_softcapping' = 50";
+        // Refused before anything is built per layer (a vector of 2^62 flags: bad_alloc).
+        QTest::addRow("hostile GGUF layer count")
+            << "gguf-layers"
+            << "layer count = 4611686018427387904 is outside the supported range";
+        QTest::addRow("hostile HF layer count")
+            << "hf-layers"
+            << "layer count = 4611686018427387904 is outside the supported range";
+        QTest::addRow("negative GGUF window pattern")
+            << "gguf-pattern-negative"
+            << "sliding_window_pattern = -3 must not be negative";
+        QTest::addRow("HF window pattern 0") << "hf-pattern-zero"
+                                             << "'sliding_window_pattern' = 0 must be at least 1";
+        QTest::addRow("HF window 0 on sliding layers")
+            << "hf-window-zero"
+            << "'sliding_window' = 0 must be at least 1 when layers slide";
+        QTest::addRow("rope_freqs in qwen2") << "qwen2-rope-freqs"
+                                             << "rope_freqs.weight is not used by qwen2";
+        QTest::addRow("llama3 scaling in qwen3")
+            << "qwen3-llama3"
+            << "llama3 RoPE scaling is not supported for qwen3";
+        QTest::addRow("gemma3 without head_dim") << "gemma3-head-dim"
+                                                 << "required field 'head_dim' is missing";
+        QTest::addRow("gemma3 without KV heads")
+            << "gemma3-kv-heads"
+            << "required field 'num_key_value_heads' is missing";
+        QTest::addRow("qwen3 without head_dim") << "qwen3-head-dim"
+                                                << "required field 'head_dim' is missing";
     }
 
     // Bad files are refused with a message naming the file and what is wrong.
@@ -589,15 +632,19 @@ class TestArchitectures : public QObject {
         QFETCH(QString, case_);
         QFETCH(QString, message);
         const std::string c = case_.toStdString();
-        const bool gguf =
-            c == "missing-tensor" || c == "pattern" || c == "gguf-yarn" || c == "rope-freqs";
-        SyntheticModelOptions o = shapeFor(c == "rope-freqs" ? "llama3" : "gemma3");
+        const bool gguf = c == "missing-tensor" || c == "pattern" || c == "gguf-yarn" ||
+                          c == "rope-freqs" || c.starts_with("gguf-") || c == "qwen2-rope-freqs";
+        const std::string shape = c == "rope-freqs"       ? "llama3"
+                                  : c.starts_with("qwen") ? c.substr(0, 5)
+                                                          : "gemma3";
+        SyntheticModelOptions o = shapeFor(shape);
         const std::string source =
             synth("bad-" + c, gguf ? ModelFormat::Gguf : ModelFormat::HuggingFace, o);
         std::string path = source;
         if (gguf) {
             path = source + ".edited.gguf";
             std::vector<GgufKeyValue> extra;
+            std::vector<TensorSource> extraTensors;
             if (c == "pattern") {
                 GgufArray pattern;
                 pattern.elementType = GgufType::Bool;
@@ -607,13 +654,27 @@ class TestArchitectures : public QObject {
                 extra.push_back({"gemma3.rope.scaling.type", {std::string("yarn")}});
             } else if (c == "rope-freqs") {
                 extra.push_back({"llama.rope.dimension_count", {uint32_t(8)}});
+            } else if (c == "gguf-layers") {
+                extra.push_back({"gemma3.block_count", {uint64_t(1) << 62}});
+            } else if (c == "gguf-pattern-negative") {
+                extra.push_back({"gemma3.attention.sliding_window_pattern", {int32_t(-3)}});
+            } else if (c == "qwen2-rope-freqs") {
+                const int64_t pairs = o.hidden / o.heads / 2;
+                extraTensors.push_back(
+                    {"rope_freqs.weight", DType::F32, {pairs}, [](std::span<std::byte> out) {
+                         const std::vector<float> ones(out.size() / sizeof(float), 1.0f);
+                         std::memcpy(out.data(), ones.data(), out.size());
+                     }});
             }
             copyGguf(
                 source, path,
                 [&](const std::string& name) {
-                    return c == "missing-tensor" && name == "blk.0.post_ffw_norm.weight";
+                    // gguf-layers: the default pattern, which is built for every layer.
+                    return (c == "missing-tensor" && name == "blk.0.post_ffw_norm.weight") ||
+                           (c == "gguf-layers" &&
+                            name == "gemma3.attention.sliding_window_pattern");
                 },
-                extra);
+                extra, extraTensors);
         } else {
             editJson(path + "/config.json", [&](nlohmann::json& json) {
                 if (c == "q-norm-shape") {
@@ -628,6 +689,22 @@ class TestArchitectures : public QObject {
                     json["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
                 } else if (c == "attn-softcap") {
                     json["attn_logit_softcapping"] = 50.0;
+                } else if (c == "hf-layers") {
+                    json.erase("layer_types");
+                    json["num_hidden_layers"] = int64_t(1) << 62;
+                } else if (c == "hf-pattern-zero") {
+                    json.erase("layer_types");
+                    json["sliding_window_pattern"] = 0;
+                } else if (c == "hf-window-zero") {
+                    json["sliding_window"] = 0;
+                } else if (c == "qwen3-llama3") {
+                    json["rope_scaling"] = {{"rope_type", "llama3"},
+                                            {"factor", 8.0},
+                                            {"original_max_position_embeddings", 32}};
+                } else if (c.ends_with("-head-dim")) {
+                    json.erase("head_dim");
+                } else if (c.ends_with("-kv-heads")) {
+                    json.erase("num_key_value_heads");
                 }
             });
         }

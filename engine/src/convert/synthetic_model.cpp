@@ -66,6 +66,8 @@ void setArchitectureFeatures(const SyntheticModelOptions& o, ModelConfig& c) {
         c.postNorms = true;
         c.attentionScale = 1.0 / std::sqrt(double(c.headDim));
         c.slidingWindow = o.slidingWindow;
+        if (o.slidingPattern < 0)
+            throw Error("--sliding-pattern must not be negative (0: every layer slides)");
         if (o.slidingWindow > 0)
             c.slidingLayers = slidingLayersFromPattern(c.layerCount, o.slidingPattern);
         c.localRopeBase = o.localRopeBase;
@@ -73,13 +75,15 @@ void setArchitectureFeatures(const SyntheticModelOptions& o, ModelConfig& c) {
     }
     if (o.ropeScaling == "linear") {
         c.ropeLinearFactor = o.ropeFactor;
-    } else if (o.ropeScaling == "llama3" && !gemma && o.architecture != "chatglm") {
+    } else if (o.ropeScaling == "llama3" && o.architecture == "llama") {
         c.hasLlama3Scaling = true;
         c.llama3Scaling = {o.ropeFactor, 1.0, 4.0, o.ropeOriginalContext};
         c.ropeFrequencyDivisors = llama3RopeDivisors(c.llama3Scaling, c.ropeBase, c.ropeDims);
     } else if (o.ropeScaling != "none") {
-        throw Error("--rope-scaling " + o.ropeScaling + " is not available for " + o.architecture +
-                    " (none, linear; llama3 for llama, qwen2, qwen3)");
+        throw Error(
+            "--rope-scaling " + o.ropeScaling + " is not available for " + o.architecture +
+            " (none, linear; llama3 for llama only, the one architecture whose llama.cpp loader "
+            "reads rope_freqs.weight)");
     }
 }
 

@@ -16,10 +16,16 @@ std::array<const Architecture*, 5> allArchitectures() {
 }
 
 // The per-pair RoPE divisors of llama.cpp's rope_freqs.weight (Llama 3.x), when the file has it.
-std::vector<float> ropeFrequencyDivisors(const GgufFile& file, int64_t ropeDims) {
+// Only llama.cpp's llama loader reads that tensor; the others count it as one too many and refuse
+// the file, and so does InferLens rather than run what llama.cpp would not.
+std::vector<float> ropeFrequencyDivisors(const GgufFile& file, std::string_view arch,
+                                         int64_t ropeDims) {
     for (const TensorView& tensor : file.tensors()) {
         if (tensor.name != "rope_freqs.weight")
             continue;
+        if (arch != "llama")
+            throwFileError(file.path(), "rope_freqs.weight is not used by " + std::string(arch) +
+                                            " (llama.cpp reads it for llama only)");
         if (tensor.shape != std::vector<int64_t>{ropeDims / 2})
             throwFileError(file.path(),
                            "tensor 'rope_freqs.weight' has shape " + shapeToString(tensor.shape) +
@@ -63,6 +69,7 @@ ModelConfig readGgufHyperParameters(const GgufFile& file, std::string_view arch,
     ModelConfig config;
     config.architecture = std::string(arch);
     config.layerCount = file.requireInteger(prefix + "block_count");
+    requireSupportedLayerCount(config.layerCount, file.path());
     config.hiddenSize = file.requireInteger(prefix + "embedding_length");
     config.headCount = file.requireInteger(prefix + "attention.head_count");
     config.kvHeadCount =
@@ -101,7 +108,7 @@ ModelConfig readGgufHyperParameters(const GgufFile& file, std::string_view arch,
     } else if (const auto linear = file.optionalNumber(prefix + "rope.scale_linear")) {
         config.ropeLinearFactor = *linear;
     }
-    config.ropeFrequencyDivisors = ropeFrequencyDivisors(file, config.ropeDims);
+    config.ropeFrequencyDivisors = ropeFrequencyDivisors(file, arch, config.ropeDims);
     return config;
 }
 

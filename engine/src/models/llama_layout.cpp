@@ -135,6 +135,7 @@ ModelConfig readHfLlamaLikeConfig(const nlohmann::json& json, const std::string&
     ModelConfig config;
     config.architecture = architecture;
     config.layerCount = requireJsonInteger(json, "num_hidden_layers", file);
+    requireSupportedLayerCount(config.layerCount, file);
     config.hiddenSize = requireJsonInteger(json, "hidden_size", file);
     config.headCount = requireJsonInteger(json, "num_attention_heads", file);
     config.kvHeadCount =
@@ -155,6 +156,16 @@ ModelConfig readHfLlamaLikeConfig(const nlohmann::json& json, const std::string&
     config.tiedOutput = optionalJsonBool(json, "tie_word_embeddings", file).value_or(false);
     readHfRopeScaling(json, config, file);
     return config;
+}
+
+void requireHfHeadShape(const nlohmann::json& json, const std::string& architecture,
+                        const std::string& file) {
+    for (const char* key : {"head_dim", "num_key_value_heads"})
+        if (!optionalJsonInteger(json, key, file))
+            throwFileError(file, std::string("required field '") + key + "' is missing (" +
+                                     architecture +
+                                     " files must give it: transformers' default is a constant, "
+                                     "not derived from the other sizes)");
 }
 
 void readHfRopeScaling(const nlohmann::json& json, ModelConfig& config, const std::string& file) {
@@ -189,6 +200,10 @@ void readHfRopeScaling(const nlohmann::json& json, ModelConfig& config, const st
     if (type == "linear") {
         config.ropeLinearFactor = *factor;
     } else if (type == "llama3") {
+        // Its GGUF form, rope_freqs.weight, is read by llama.cpp's llama loader only.
+        if (config.architecture != "llama")
+            throwFileError(file, "llama3 RoPE scaling is not supported for " + config.architecture +
+                                     " (llama only)");
         Llama3RopeScaling& s = config.llama3Scaling;
         s.factor = *factor;
         s.lowFreqFactor = optionalJsonNumber(*scaling, "low_freq_factor", file).value_or(1.0);

@@ -31,9 +31,15 @@ bool ggufHasTensor(const GgufFile& file, std::string_view name);
 // pairing rotate-half. RoPE scaling is read by readHfRopeScaling.
 ModelConfig readHfLlamaLikeConfig(const nlohmann::json& json, const std::string& architecture,
                                   const std::string& file);
+// transformers' Gemma3Config and Qwen3Config default head_dim (256, 128) and num_key_value_heads
+// to constants of their own, not to hidden / heads and the head count as readHfLlamaLikeConfig
+// does: for them a config.json without both keys is refused rather than read differently.
+void requireHfHeadShape(const nlohmann::json& json, const std::string& architecture,
+                        const std::string& file);
 // RoPE parameters in either form transformers writes: `rope_theta` + `rope_scaling`
 // {rope_type|type: default, linear, llama3, …} (4.x), or `rope_parameters` {rope_type, rope_theta,
-// …} (5.x). Sets ropeBase and the scaling; other rope types are refused, naming the file.
+// …} (5.x). Sets ropeBase and the scaling; other rope types, and llama3 for any architecture but
+// llama (config.architecture), are refused, naming the file.
 void readHfRopeScaling(const nlohmann::json& json, ModelConfig& config, const std::string& file);
 // The reverse, in the 4.x form (which 5.x still reads): rope_theta and rope_scaling.
 void writeHfRopeScaling(const ModelConfig& config, nlohmann::json& json);

@@ -29,8 +29,12 @@ std::vector<bool> slidingLayersFromPattern(int64_t layers, int64_t pattern) {
     return sliding;
 }
 
+void requireSupportedLayerCount(int64_t layers, const std::string& file) {
+    requireRange(file, "layer count", layers, 1, kMaxLayerCount);
+}
+
 void validateConfig(const ModelConfig& c, const std::string& file) {
-    requireRange(file, "layer count", c.layerCount, 1, 1024);
+    requireSupportedLayerCount(c.layerCount, file);
     requireRange(file, "hidden size", c.hiddenSize, 1, 1 << 20);
     requireRange(file, "head count", c.headCount, 1, 4096);
     requireRange(file, "KV head count", c.kvHeadCount, 1, c.headCount);

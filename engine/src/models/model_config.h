@@ -82,8 +82,16 @@ struct ModelConfig {
 };
 
 // Every `pattern`-th layer global, the others local (llama.cpp's set_swa_pattern: layer i slides
-// when i mod pattern < pattern − 1; Gemma 3: pattern 6).
+// when i mod pattern < pattern − 1; Gemma 3: pattern 6; 0: every layer slides). Needs
+// 1 ≤ layers ≤ kMaxLayerCount and pattern ≥ 0, which the readers check first.
 std::vector<bool> slidingLayersFromPattern(int64_t layers, int64_t pattern);
+
+constexpr int64_t kMaxLayerCount = 1024;
+
+// Throws Error("<file>: layer count … is outside the supported range") unless 1 ≤ layers ≤
+// kMaxLayerCount. The readers call it as soon as they have the count, before anything is built
+// per layer, so that a hostile count is refused before it costs memory or time.
+void requireSupportedLayerCount(int64_t layers, const std::string& file);
 
 // Throws Error("<file>: ...") unless every field is positive, mutually consistent and within sane
 // limits (so that no later allocation is driven by an absurd number).

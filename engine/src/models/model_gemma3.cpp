@@ -8,6 +8,7 @@
 // layouts; tied output; optional final logit soft-capping. The window is the model's own mask,
 // independent of the user's sliding KV cache (models/model.cpp says what happens when both apply).
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -41,8 +42,14 @@ std::vector<bool> ggufSlidingLayers(const GgufFile& file, int64_t layers) {
     const GgufValue* value = file.find("gemma3.attention.sliding_window_pattern");
     if (value == nullptr)
         return slidingLayersFromPattern(layers, kDefaultPattern);
-    if (const auto period = value->asInteger())
+    // llama.cpp reads the period as uint32, so 0 is a pattern (every layer slides), but a
+    // negative one is not.
+    if (const auto period = value->asInteger()) {
+        if (*period < 0)
+            throwFileError(file.path(), "gemma3.attention.sliding_window_pattern = " +
+                                            std::to_string(*period) + " must not be negative");
         return slidingLayersFromPattern(layers, *period);
+    }
     const GgufArray* array = value->asArray();
     if (array == nullptr || array->elementType != GgufType::Bool ||
         int64_t(array->size()) != layers)
@@ -76,17 +83,20 @@ void readGemmaRope(const nlohmann::json& json, ModelConfig& config, const std::s
                 optionalJsonNumber(*local, "rope_theta", file).value_or(kDefaultLocalBase);
     }
     readHfRopeScaling(global, config, file);
-    if (config.hasLlama3Scaling)
-        throwFileError(file, "llama3 RoPE scaling is not supported for gemma3");
 }
 
 std::vector<bool> hfSlidingLayers(const nlohmann::json& json, int64_t layers,
                                   const std::string& file) {
     const auto types = json.find("layer_types");
-    if (types == json.end() || types->is_null())
-        return slidingLayersFromPattern(
-            layers,
-            optionalJsonInteger(json, "sliding_window_pattern", file).value_or(kDefaultPattern));
+    if (types == json.end() || types->is_null()) {
+        // transformers makes layer i global when (i + 1) mod pattern = 0: 0 divides by zero there.
+        const int64_t pattern =
+            optionalJsonInteger(json, "sliding_window_pattern", file).value_or(kDefaultPattern);
+        if (pattern < 1)
+            throwFileError(file, "'sliding_window_pattern' = " + std::to_string(pattern) +
+                                     " must be at least 1");
+        return slidingLayersFromPattern(layers, pattern);
+    }
     if (!types->is_array() || int64_t(types->size()) != layers)
         throwFileError(
             file, "'layer_types' must list one type per layer (" + std::to_string(layers) + ")");
@@ -143,6 +153,7 @@ class Gemma3Architecture final : public Architecture {
             act != json.end() && *act != "gelu_pytorch_tanh")
             throwFileError(file, "hidden_activation " + describeJson(*act) +
                                      " is not supported for gemma3 (gelu_pytorch_tanh)");
+        requireHfHeadShape(json, "gemma3", file);
         ModelConfig config = readHfLlamaLikeConfig(json, "gemma3", file);
         setGemmaFeatures(config);
         config.normWeightOffset = 1.0;
@@ -150,6 +161,13 @@ class Gemma3Architecture final : public Architecture {
         readGemmaRope(json, config, file);
         config.slidingLayers = hfSlidingLayers(json, config.layerCount, file);
         config.slidingWindow = optionalJsonInteger(json, "sliding_window", file).value_or(4096);
+        // A window of 0 would silently make the sliding layers global (and rotate them with the
+        // global base).
+        const bool anySliding = std::find(config.slidingLayers.begin(), config.slidingLayers.end(),
+                                          true) != config.slidingLayers.end();
+        if (anySliding && config.slidingWindow < 1)
+            throwFileError(file, "'sliding_window' = " + std::to_string(config.slidingWindow) +
+                                     " must be at least 1 when layers slide");
         const double scalar =
             optionalJsonNumber(json, "query_pre_attn_scalar", file).value_or(256.0);
         if (!(scalar > 0))

@@ -32,6 +32,7 @@ class Qwen3Architecture final : public Architecture {
             throwFileError(file, "use_sliding_window = true is not supported for qwen3");
         if (optionalJsonBool(json, "attention_bias", file).value_or(false))
             throwFileError(file, "attention_bias = true is not supported for qwen3");
+        requireHfHeadShape(json, "qwen3", file);
         ModelConfig config = readHfLlamaLikeConfig(json, "qwen3", file);
         config.qkNorm = true;
         return config;

@@ -139,10 +139,13 @@ CudaForward::CudaForward(const ModelConfig& config, int deviceIndex, int64_t con
         const std::vector<double> own = ropeFrequencies(c, layer);
         frequencies.insert(frequencies.end(), own.begin(), own.end());
     }
+    // On stream_ (non-blocking, so not ordered after the legacy default stream): the kernels
+    // that read the frequencies run on it. From pageable memory the call returns once the bytes
+    // are staged, so `frequencies` may go out of scope.
     if (!frequencies.empty())
-        INFERLENS_CUDA_CHECK(cudaMemcpy(work->ropeFrequencies, frequencies.data(),
-                                        frequencies.size() * sizeof(double),
-                                        cudaMemcpyHostToDevice));
+        INFERLENS_CUDA_CHECK(cudaMemcpyAsync(work->ropeFrequencies, frequencies.data(),
+                                             frequencies.size() * sizeof(double),
+                                             cudaMemcpyHostToDevice, stream_));
     work_ = std::move(work);
     products_ = std::make_unique<DeviceProducts>(stream_, limits, workArena_);
     decodeGraphs_.assign(size_t(c.layerCount), nullptr);
