@@ -2,9 +2,10 @@
 // bias, rotate-half RoPE), Qwen3 (per-head Q/K norms), Gemma 3 (scaled embeddings, GELU-tanh,
 // post-norms, Q/K norms, local sliding-window layers with their own RoPE base, soft-capping) —
 // checked against a straightforward double-precision forward pass written here from the papers
-// and transformers' modeling_*.py (full causal attention over the whole sequence, no cache), in
-// both layouts; prefill against decode bit for bit; Gemma's window mask; the strictness of their
-// validation; and the real SmolLM2 and Gemma 3 files when tools/fetch_pypi_files.sh can fetch them.
+// and transformers' modeling_*.py (full causal attention over the whole sequence, no cache) with
+// hyper-parameters written down by hand, in both layouts; prefill against decode bit for bit;
+// Gemma's window mask; the strictness of their validation; and the real SmolLM2 and Gemma 3 files
+// when tools/fetch_pypi_files.sh can fetch them.
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -41,9 +42,27 @@ using Vector = std::vector<double>;
 
 // ---- The double-precision reference ---------------------------------------------------------
 
+// What the reference needs to know of a model beyond its tensors and their shapes, written down
+// by hand from the options that made it (parametersFor), not taken from the engine's parsed
+// ModelConfig, so that a parsing bug cannot agree with itself.
+struct Parameters {
+    double ropeBase = 10000.0;
+    double ropeLinearFactor = 1.0;
+    std::vector<double> ropeDivisors;  // Llama 3: one per rotated pair; empty: none
+    int64_t slidingWindow = 0;
+    std::vector<bool> slidingLayers;  // empty: every layer global
+    double localRopeBase = 10000.0;
+    double attentionScale = 0.0;
+    double embeddingScale = 1.0;
+    double normWeightOffset = 0.0;
+    double softcap = 0.0;
+    bool gelu = false;
+};
+
 struct Reference {
     const ModelFiles& files;
-    const ModelConfig& c = files.config;
+    const Parameters& p;
+    const ModelConfig& c = files.config;  // shapes and RMSNorm epsilon only
 
     Vector tensor(const std::string& name) const {
         const TensorView& view = files.tensors.at(name);
@@ -70,19 +89,21 @@ struct Reference {
         const double scale = 1.0 / std::sqrt(sum / double(x.size()) + c.rmsNormEps);
         Vector y(x.size());
         for (size_t i = 0; i < x.size(); ++i)
-            y[i] = x[i] * scale * (c.normWeightOffset + w[i]);
+            y[i] = x[i] * scale * (p.normWeightOffset + w[i]);
         return y;
+    }
+    bool local(int64_t layer) const {
+        return p.slidingWindow > 0 && !p.slidingLayers.empty() && p.slidingLayers[size_t(layer)];
     }
     // θ_i of a layer, from the papers: base^(−2i/d); Llama 3 and linear scaling divide it on
     // global layers; Gemma's local layers use their own base and no scaling.
     double frequency(int64_t layer, int64_t i) const {
-        const bool local = !c.slidingLayers.empty() && c.slidingLayers[size_t(layer)];
-        const double base = local ? c.localRopeBase : c.ropeBase;
+        const double base = local(layer) ? p.localRopeBase : p.ropeBase;
         double theta = std::pow(base, -2.0 * double(i) / double(c.ropeDims));
-        if (!local) {
-            theta /= c.ropeLinearFactor;
-            if (!c.ropeFrequencyDivisors.empty())
-                theta /= c.ropeFrequencyDivisors[size_t(i)];
+        if (!local(layer)) {
+            theta /= p.ropeLinearFactor;
+            if (!p.ropeDivisors.empty())
+                theta /= p.ropeDivisors[size_t(i)];
         }
         return theta;
     }
@@ -98,8 +119,8 @@ struct Reference {
             b = x * std::sin(angle) + y * std::cos(angle);
         }
     }
-    static double activation(double x, FfnActivation kind) {
-        if (kind == FfnActivation::SiLU)
+    static double activation(double x, bool gelu) {
+        if (!gelu)
             return x / (1 + std::exp(-x));
         return 0.5 * x *
                (1 + std::tanh(std::sqrt(2 / std::numbers::pi) * (x + 0.044715 * x * x * x)));
@@ -115,7 +136,7 @@ struct Reference {
             x[size_t(t)].assign(embedding.begin() + ids[size_t(t)] * H,
                                 embedding.begin() + (ids[size_t(t)] + 1) * H);
             for (double& v : x[size_t(t)])
-                v *= c.embeddingScale;
+                v *= p.embeddingScale;
         }
         for (int64_t l = 0; l < c.layerCount; ++l) {
             const auto name = [l](const char* suffix) {
@@ -130,7 +151,7 @@ struct Reference {
                 q[size_t(t)] = linear(wq, h);
                 k[size_t(t)] = linear(wk, h);
                 v[size_t(t)] = linear(wv, h);
-                if (c.qkvBias) {
+                if (has(name("attn_q.bias"))) {
                     const Vector bq = tensor(name("attn_q.bias")), bk = tensor(name("attn_k.bias")),
                                  bv = tensor(name("attn_v.bias"));
                     for (size_t i = 0; i < bq.size(); ++i)
@@ -144,7 +165,7 @@ struct Reference {
                      {std::pair{&q, "attn_q_norm.weight"}, std::pair{&k, "attn_k_norm.weight"}}) {
                     Vector& all = (*rows)[size_t(t)];
                     for (size_t head = 0; head < all.size(); head += size_t(D)) {
-                        if (c.qkNorm) {
+                        if (has(name(normName))) {
                             const Vector normed = norm(Vector(all.begin() + ptrdiff_t(head),
                                                               all.begin() + ptrdiff_t(head + D)),
                                                        tensor(name(normName)));
@@ -154,16 +175,15 @@ struct Reference {
                     }
                 }
             }
-            const bool local = !c.slidingLayers.empty() && c.slidingLayers[size_t(l)];
-            const double scale =
-                c.attentionScale > 0 ? c.attentionScale : 1.0 / std::sqrt(double(D));
+            const double scale = p.attentionScale;
             const int64_t group = c.headCount / c.kvHeadCount;
             for (int64_t t = 0; t < T; ++t) {
                 Vector attended(size_t(c.queryWidth()), 0.0);
                 for (int64_t head = 0; head < c.headCount; ++head) {
                     const int64_t g = head / group;
                     // Causal, and on a local layer only the last slidingWindow positions.
-                    const int64_t first = local ? std::max<int64_t>(0, t - c.slidingWindow + 1) : 0;
+                    const int64_t first =
+                        local(l) ? std::max<int64_t>(0, t - p.slidingWindow + 1) : 0;
                     Vector scores;
                     for (int64_t s = first; s <= t; ++s) {
                         double dot = 0;
@@ -182,7 +202,8 @@ struct Reference {
                                 scores[size_t(s - first)] / sum * v[size_t(s)][size_t(g * D + d)];
                 }
                 Vector out = linear(wo, attended);
-                if (c.postNorms)
+                const bool postNorms = has(name("post_attention_norm.weight"));
+                if (postNorms)
                     out = norm(out, tensor(name("post_attention_norm.weight")));
                 for (int64_t i = 0; i < H; ++i)
                     x[size_t(t)][size_t(i)] += out[size_t(i)];
@@ -191,21 +212,21 @@ struct Reference {
                              up = linear(tensor(name("ffn_up.weight")), h);
                 Vector inner(gate.size());
                 for (size_t i = 0; i < gate.size(); ++i)
-                    inner[i] = activation(gate[i], c.ffnActivation) * up[i];
+                    inner[i] = activation(gate[i], p.gelu) * up[i];
                 Vector down = linear(tensor(name("ffn_down.weight")), inner);
-                if (c.postNorms)
+                if (postNorms)
                     down = norm(down, tensor(name("post_ffw_norm.weight")));
                 for (int64_t i = 0; i < H; ++i)
                     x[size_t(t)][size_t(i)] += down[size_t(i)];
             }
         }
-        const Vector output = tensor(c.tiedOutput ? "token_embd.weight" : "output.weight");
+        const Vector output = tensor(has("output.weight") ? "output.weight" : "token_embd.weight");
         std::vector<double> result;
         for (int64_t t = 0; t < T; ++t) {
             Vector row = linear(output, norm(x[size_t(t)], tensor("output_norm.weight")));
             for (double& value : row)
-                if (c.finalLogitSoftcap > 0)
-                    value = c.finalLogitSoftcap * std::tanh(value / c.finalLogitSoftcap);
+                if (p.softcap > 0)
+                    value = p.softcap * std::tanh(value / p.softcap);
             result.insert(result.end(), row.begin(), row.end());
         }
         return result;
@@ -229,7 +250,7 @@ SyntheticModelOptions shapeFor(const std::string& name) {
         o.architecture = "llama";
         o.ropeScaling = "llama3";
         o.ropeFactor = 8;
-        o.ropeOriginalContext = 32;
+        o.ropeOriginalContext = 64;
         o.ropeBase = 500000;
         o.tiedOutput = true;
     } else if (name == "qwen2") {
@@ -258,6 +279,40 @@ SyntheticModelOptions shapeFor(const std::string& name) {
         o.ropeFactor = 4;
     }
     return o;
+}
+
+// The reference's parameters of shapeFor(name), by hand. Head dimension 16 (64 / 4) unless set.
+Parameters parametersFor(const std::string& name, bool huggingFace) {
+    Parameters p;
+    p.attentionScale = 0.25;  // 1/√16
+    if (name == "llama3") {
+        // Base 500,000, 16 dims, factor 8, low 1, high 4, original context 64: pair i has
+        // wavelength λ = 2π · 500000^(i/8). Pair 0 (λ = 6.28 < 64/4) keeps its frequency; pairs
+        // 2.. (λ ≥ 167 > 64) are divided by 8; pair 1 (λ = 32.4005) lies between: smooth =
+        // (64/λ − 1)/3 = 0.325094, divisor 1/((1 − smooth)/8 + smooth) = 2.442259.
+        p.ropeBase = 500000;
+        p.ropeDivisors = {1, 2.442259389830086, 8, 8, 8, 8, 8, 8};
+    } else if (name == "qwen2") {
+        p.ropeBase = 1000000;
+    } else if (name == "qwen3") {
+        p.attentionScale = 1 / std::sqrt(32.0);
+    } else if (name.starts_with("gemma3")) {
+        p.gelu = true;
+        p.embeddingScale = 8;                      // √64
+        p.normWeightOffset = huggingFace ? 1 : 0;  // 1 + w stored in GGUF, w in config.json's
+        if (name == "gemma3") {
+            p.ropeBase = 1000000;
+            p.attentionScale = 1 / std::sqrt(32.0);
+            p.slidingWindow = 5;
+            p.slidingLayers = {true, true, false};  // pattern 3: layer 2 global
+            p.softcap = 30;
+        } else {
+            p.ropeLinearFactor = 4;
+            p.slidingWindow = 4;
+            p.slidingLayers = {true, false};
+        }
+    }
+    return p;
 }
 
 std::vector<float> prefillLogits(const Model& model, const std::vector<int32_t>& ids,
@@ -376,7 +431,8 @@ class TestArchitectures : public QObject {
                   shapeFor(name.toStdString()));
         const Model model = Model::open(path);
         const std::vector<int32_t> ids = testIds(24, model.config().vocabSize);
-        const std::vector<double> expected = Reference{model.files()}.logits(ids);
+        const Parameters parameters = parametersFor(name.toStdString(), huggingFace);
+        const std::vector<double> expected = Reference{model.files(), parameters}.logits(ids);
         const double error = normalisedError(decodeLogits(model, ids), expected);
         qInfo("%s: normalised error %.2e", qPrintable(QTest::currentDataTag()), error);
         QVERIFY2(error < kTolerance, qPrintable(QString::number(error)));
