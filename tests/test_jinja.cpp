@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "jinja/jinja_error.h"
+#include "jinja/json_input.h"
 #include "jinja/template.h"
 
 using namespace inferlens::jinja;
@@ -58,6 +59,12 @@ class TestJinja : public QObject {
     void errorsNameLineAndColumn();
     void userTextKeepsItsMark();
     void boundsRunawayTemplates();
+    void refusesHostileTemplates_data();
+    void refusesHostileTemplates();
+    void copiesOfLongStringsShareTheText();
+    void boundsTime();
+    void lexesLongLinesInLinearTime();
+    void conversationFromJsonMarksWhatPeopleTyped();
 };
 
 void TestJinja::renders_data() {
@@ -76,6 +83,14 @@ void TestJinja::renders_data() {
     row("plus keeps indentation", "x\n  {%+ if true %}y{% endif %}", "x\n  y");
     row("lstrip not for output tags", "x\n  {{ 'y' }}", "x\n  y");
     row("final newline dropped", "a\n", "a");
+    row("namespace holding itself",
+        "{% set ns = namespace(a=1) %}{% set ns.me = ns %}"
+        "{{ (ns|string)[:10] }}",
+        "<Namespace");
+    row("namespaces compare by identity",
+        "{% set a = namespace() %}{% set a.x = a %}"
+        "{% set b = namespace() %}{% set b.x = b %}{{ a == b }} {{ a == a }}",
+        "False True");
     // Literals and operators.
     row("python reprs",
         "{{ true }} {{ none }} {{ 1.0 }} {{ 0.1 + 0.2 }} {{ 7 // 2 }} {{ -7 // 2 }}",
@@ -316,6 +331,147 @@ void TestJinja::boundsRunawayTemplates() {
         "too long");
     const std::string nested = std::string(1000, '(') + "1" + std::string(1000, ')');
     fails(("{{ " + nested + " }}").c_str(), "nests too deeply");
+}
+
+// The reviewer's reproductions: each crashed, hung or exhausted memory under the default limits.
+// Each must now end in a JinjaError (when parsing or rendering) that says what went wrong.
+void TestJinja::refusesHostileTemplates_data() {
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QString>("problem");
+    const auto repeat = [](const char* piece, int times) {
+        QByteArray out;
+        for (int i = 0; i < times; ++i)
+            out += piece;
+        return out;
+    };
+    QTest::newRow("10,000 additions") << "{{ " + repeat("1+", 10'000) + "1 }}"
+                                      << "too deep";
+    QTest::newRow("300k subscripts") << "{{ x" + repeat("[0]", 300'000) + " }}"
+                                     << "too deep";
+    QTest::newRow("long chain never rendered")
+        << "{% if false %}{{ " + repeat("1+", 300'000) + "1 }}{% endif %}"
+        << "too deep";
+    QTest::newRow("filter chain") << "{{ 'a'" + repeat("|trim", 100'000) + " }}"
+                                  << "too deep";
+    QTest::newRow("attribute chain") << "{{ x" + repeat(".a", 100'000) + " }}"
+                                     << "too deep";
+    QTest::newRow("call chain") << "{{ x" + repeat("()", 100'000) + " }}"
+                                << "too deep";
+    QTest::newRow("conditional chain") << "{{ x" + repeat(" if c", 100'000) + " }}"
+                                       << "too deep";
+    QTest::newRow("and chain") << "{{ x" + repeat(" and x", 100'000) + " }}"
+                               << "too deep";
+    QTest::newRow("lists wrapped in a loop")
+        << QByteArray(
+               "{% set ns = namespace(l=[]) %}{% for i in range(5000) %}"
+               "{% set ns.l = [ns.l] %}{% endfor %}{{ ns.l }}")
+        << "nest too deeply";
+    // Memory: every builder checks the size as it grows.
+    QTest::newRow("list + list doubling")
+        << QByteArray(
+               "{% set ns = namespace(l=[1]) %}{% for i in range(40) %}"
+               "{% set ns.l = ns.l + ns.l %}{% endfor %}")
+        << "exceed 1000000 items";
+    QTest::newRow("replace") << QByteArray("{{ ('a' * 100).replace('a', 'b' * 16000000) }}")
+                             << "exceed";
+    QTest::newRow("indent") << QByteArray("{{ ('\n' * 1000000)|indent(16000000, true, true) }}")
+                            << "exceed";
+    QTest::newRow("tojson indent")
+        << QByteArray("{{ range(1000)|list|tojson(indent=16000000) }}") << "exceed";
+    QTest::newRow("join") << QByteArray("{% set s = 'a' * 16000000 %}{{ [s, s]|join }}")
+                          << "exceed";
+    QTest::newRow("list repr") << QByteArray("{% set s = 'a' * 16000000 %}{{ [s] * 300 }}")
+                               << "exceed";
+    QTest::newRow("iterating a long string")
+        << QByteArray("{% for c in 'a' * 16000000 %}{% endfor %}") << "exceed 1000000 items";
+    QTest::newRow("split into many parts")
+        << QByteArray("{{ ('a,' * 8000000).split(',')|length }}") << "exceed 1000000 items";
+    QTest::newRow("recursion through macros")
+        << QByteArray("{% macro m(n) %}{{ m(n) if n else '' }}" + repeat("+ ''", 300) +
+                      "{% endmacro %}{{ m(1) }}")
+        << "too deeply";
+}
+
+void TestJinja::refusesHostileTemplates() {
+    QFETCH(QByteArray, source);
+    QFETCH(QString, problem);
+    try {
+        Template(source.toStdString(), "test").render({}, {});
+        QFAIL("no error");
+    } catch (const JinjaError& error) {
+        QVERIFY2(QString::fromUtf8(error.what()).contains(problem), error.what());
+    }
+}
+
+// [s] * 300 of a 16 MB string took 4.7 GB and 16 s when every copy copied the text.
+void TestJinja::copiesOfLongStringsShareTheText() {
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(render("{% set s = 'a' * 16000000 %}{{ ([s] * 300)|length }} {{ s[0] }}{{ s[-1] }}"),
+             std::string("300 aa"));
+    QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+}
+
+// Steps differ in cost, so a wall-clock limit ends what the step limit does not.
+void TestJinja::boundsTime() {
+    RenderOptions options;
+    options.limits.maxSeconds = 0.5;
+    const auto failsInTime = [&](const char* source) {
+        QElapsedTimer timer;
+        timer.start();
+        try {
+            Template(source, "test").render({}, options);
+            QFAIL(qPrintable(QString("no error for ") + source));
+        } catch (const JinjaError& error) {
+            QVERIFY2(QString(error.what()).contains("more than 0.5"), error.what());
+        }
+        QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    };
+    failsInTime(
+        "{% for i in range(1000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}");
+    failsInTime(
+        "{% set s = 'é' * 8000000 %}{% for i in range(1000000) %}{% if s[-1] == 1 %}{% endif %}{% "
+        "endfor %}");
+}
+
+// Each token's column was counted from its line's start: 40,000 tags on one line took 16 s.
+void TestJinja::lexesLongLinesInLinearTime() {
+    std::string source;
+    for (int i = 0; i < 40'000; ++i)
+        source += "{{1}}";
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(render(source), std::string(40'000, '1'));
+    QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    try {
+        render(source + "{{ 1 / 0 }}");
+        QFAIL("no error");
+    } catch (const JinjaError& error) {
+        QCOMPARE(error.where().column, 200'006);
+    }
+}
+
+// The role is the template's: Phi-3's '<|' + role + '|>' must give its special token. Contents
+// and tool calls, argument names included, are typed (or generated) text.
+void TestJinja::conversationFromJsonMarksWhatPeopleTyped() {
+    const auto messages = messagesFromJson(nlohmann::ordered_json::parse(R"([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "tool_calls": [{"function": {"name": "f", "arguments": {"<|k|>": 1}}}]}
+    ])"));
+    const TaggedText out =
+        Template(
+            "{% for m in messages %}{{ '<|' + m['role'] + '|>' }}{{ m.content }}{% endfor %}"
+            "{% for k in messages[1].tool_calls[0].function.arguments %}{{ k }}{% endfor %}",
+            "test")
+            .render({{"messages", messages}}, {});
+    QCOMPARE(QString::fromStdString(out.text()), QString("<|user|>hi<|assistant|><|k|>"));
+    const std::string& s = out.text();
+    for (size_t i = 0; i < s.find("hi"); ++i)
+        QVERIFY2(!out.userAt(i), qPrintable(QString("byte %1").arg(i)));
+    QVERIFY(out.userAt(s.find("hi")));
+    QVERIFY(!out.userAt(s.find("<|assistant|>") + 3));
+    for (size_t i = s.find("<|k|>"); i < s.size(); ++i)
+        QVERIFY2(out.userAt(i), qPrintable(QString("byte %1").arg(i)));
 }
 
 QTEST_GUILESS_MAIN(TestJinja)

@@ -141,7 +141,7 @@ void TestJinjaCorpus::rendersLikeJinja2() {
         QString why;
         for (size_t c = 0; c < renders.size(); ++c) {
             const jinja::Variables variables{
-                {"messages", jinja::valueFromJson(conversations[c], true)},
+                {"messages", jinja::messagesFromJson(conversations[c])},
                 {"add_generation_prompt", jinja::Value(true)},
                 {"bos_token",
                  jinja::Value(jinja::TaggedText(expected.at("bos_token").get<std::string>()))},

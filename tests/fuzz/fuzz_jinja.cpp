@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.limits.maxSteps = 200'000;
     options.limits.maxTextBytes = 1 << 20;
     options.limits.maxCallDepth = 32;
-    options.limits.maxRangeItems = 10'000;
+    options.limits.maxListItems = 10'000;
     try {
         const Template chat(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
         chat.render(variables, options);

@@ -1,3 +1,4 @@
+#include "jinja/build_limits.h"
 #include "jinja/builtins.h"
 #include "jinja/jinja_error.h"
 
@@ -30,6 +31,30 @@ std::optional<size_t> resolveIndex(int64_t index, size_t size) {
     return size_t(index);
 }
 
+bool startsCharacter(char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+}
+
+// s[index] counted in characters, found by walking from the start (a table of every character's
+// offset cost a long string's size in memory on each access): s[0] of a long string is quick.
+std::optional<Value> characterAt(const TaggedText& text, int64_t index) {
+    const std::string& s = text.text();
+    if (index < 0)
+        for (const char c : s)
+            index += startsCharacter(c);
+    if (index < 0)
+        return std::nullopt;
+    int64_t seen = -1;
+    for (size_t begin = 0; begin < s.size(); ++begin)
+        if (startsCharacter(s[begin]) && ++seen == index) {
+            size_t end = begin + 1;
+            while (end < s.size() && !startsCharacter(s[end]))
+                ++end;
+            return Value(text.slice(begin, end - begin));
+        }
+    return std::nullopt;
+}
+
 }  // namespace
 
 Value getItem(const Value& object, const Value& key) {
@@ -50,13 +75,8 @@ Value getItem(const Value& object, const Value& key) {
         if (object.isList()) {
             if (const auto at = resolveIndex(key.asInt(), object.asList().size()))
                 return object.asList()[*at];
-        } else {
-            const std::vector<size_t> starts = characterStarts(object.asString());
-            if (const auto at = resolveIndex(key.asInt(), starts.size())) {
-                const size_t end =
-                    *at + 1 < starts.size() ? starts[*at + 1] : object.asString().size();
-                return Value(object.asText().slice(starts[*at], end - starts[*at]));
-            }
+        } else if (std::optional<Value> character = characterAt(object.asText(), key.asInt())) {
+            return *character;
         }
         return Value::undefined(object.typeName() + " index out of range");
     }
@@ -131,6 +151,7 @@ List iterate(const Value& value) {
         case Value::Kind::String: {
             List characters;
             const std::vector<size_t> starts = characterStarts(value.asString());
+            checkListSize(starts.size());
             for (size_t i = 0; i < starts.size(); ++i) {
                 const size_t end = i + 1 < starts.size() ? starts[i + 1] : value.asString().size();
                 characters.emplace_back(value.asText().slice(starts[i], end - starts[i]));
@@ -146,8 +167,12 @@ int64_t lengthOf(const Value& value) {
     switch (value.kind()) {
         case Value::Kind::Undefined:
             return 0;
-        case Value::Kind::String:
-            return int64_t(characterStarts(value.asString()).size());
+        case Value::Kind::String: {
+            int64_t characters = 0;
+            for (const char c : value.asString())
+                characters += startsCharacter(c);
+            return characters;
+        }
         case Value::Kind::List:
             return int64_t(value.asList().size());
         case Value::Kind::Dict:

@@ -42,6 +42,7 @@ struct Expr {
     std::vector<std::pair<std::string, ExprPtr>> keywords;
     std::vector<std::string> operators;
     bool negated = false;  // Test: "is not"
+    int height = 1;        // the longest path down to a leaf, bounded by the parser
 };
 
 struct Node;

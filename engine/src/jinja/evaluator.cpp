@@ -1,8 +1,11 @@
 #include "jinja/evaluator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
+#include <new>
 
+#include "jinja/build_limits.h"
 #include "jinja/builtins.h"
 #include "jinja/operators.h"
 #include "jinja/strftime.h"
@@ -10,9 +13,15 @@
 namespace inferlens::jinja {
 
 Evaluator::Evaluator(const std::string& templateName, const RenderOptions& options)
-    : name_(templateName), options_(options) {}
+    : name_(templateName),
+      options_(options),
+      deadline_(std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(options.limits.maxSeconds))) {}
 
 TaggedText Evaluator::run(const Body& body, const Variables& variables) {
+    const BuildLimitsScope limits(
+        {options_.limits.maxTextBytes, size_t(std::max<int64_t>(options_.limits.maxListItems, 0))});
     frames_.assign(1, Frame{});
     base_ = 0;
     for (const auto& [key, value] : variables)
@@ -30,6 +39,41 @@ void Evaluator::step(SourcePosition where) {
     if (++steps_ > options_.limits.maxSteps)
         fail(where, "the template runs too long (more than " +
                         std::to_string(options_.limits.maxSteps) + " steps)");
+    // Steps differ in cost (a step may copy a long string), so time is bounded too; the clock is
+    // read every 1024 steps, which costs nothing measurable.
+    if ((steps_ & 1023) == 0)
+        checkDeadline(where);
+}
+
+void Evaluator::checkDeadline(SourcePosition where) const {
+    if (std::chrono::steady_clock::now() > deadline_)
+        fail(where, "the template runs too long (more than " +
+                        std::to_string(options_.limits.maxSeconds) + " seconds)");
+}
+
+// Counts the statements and expressions being run inside each other (macro calls through them):
+// the parser bounds one template's nesting, this bounds what recursion multiplies it into.
+class Evaluator::NestingGuard {
+  public:
+    NestingGuard(Evaluator& evaluator, SourcePosition where) : evaluator_(evaluator) {
+        if (++evaluator_.nesting_ > evaluator_.options_.limits.maxNesting)
+            evaluator_.fail(where, "the template nests too deeply while rendering (more than " +
+                                       std::to_string(evaluator_.options_.limits.maxNesting) +
+                                       " levels)");
+    }
+    ~NestingGuard() { --evaluator_.nesting_; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+  private:
+    Evaluator& evaluator_;
+};
+
+// Indexing or slicing a string walks it: on a long one a step is slow, so the clock is read at
+// once.
+void Evaluator::checkTimeFor(const Value& object, SourcePosition where) const {
+    if (object.isString() && object.asString().size() >= 65536)
+        checkDeadline(where);
 }
 
 void Evaluator::checkSize(size_t bytes) const {
@@ -69,7 +113,7 @@ Value Evaluator::builtin(const std::string& name) const {
         return Value(std::shared_ptr<const Callable>(std::move(callable)));
     };
     if (name == "range") {
-        const int64_t maxItems = options_.limits.maxRangeItems;
+        const int64_t maxItems = options_.limits.maxListItems;
         return make([maxItems](const CallArguments& args) {
             const size_t n = args.positional.size();
             if (n < 1 || n > 3)
@@ -129,6 +173,7 @@ Evaluator::Flow Evaluator::execute(const Body& body, TaggedText& out) {
 
 Evaluator::Flow Evaluator::execute(const Node& node, TaggedText& out) {
     step(node.where);
+    const NestingGuard nesting(*this, node.where);
     try {
         switch (node.kind) {
             case NodeKind::Text:
@@ -207,6 +252,8 @@ Evaluator::Flow Evaluator::execute(const Node& node, TaggedText& out) {
         }
     } catch (const RuntimeProblem& problem) {
         fail(node.where, problem.what());
+    } catch (const std::bad_alloc&) {  // the size limits bound one value, not all of them
+        fail(node.where, "out of memory");
     }
     return Flow::Normal;
 }
@@ -347,10 +394,13 @@ Value Evaluator::callMacro(const Node& macro, const CallArguments& args) {
 
 Value Evaluator::evaluate(const Expr& expr) {
     step(expr.where);
+    const NestingGuard nesting(*this, expr.where);
     try {
         return evaluateInner(expr);
     } catch (const RuntimeProblem& problem) {
         fail(expr.where, problem.what());
+    } catch (const std::bad_alloc&) {
+        fail(expr.where, "out of memory");
     }
 }
 
@@ -441,13 +491,17 @@ Value Evaluator::evaluateInner(const Expr& expr) {
         }
         case ExprKind::Attribute:
             return getAttribute(evaluate(*expr.args[0]), expr.name);
-        case ExprKind::Item:
-            return getItem(evaluate(*expr.args[0]), evaluate(*expr.args[1]));
+        case ExprKind::Item: {
+            const Value object = evaluate(*expr.args[0]);
+            checkTimeFor(object, expr.where);
+            return getItem(object, evaluate(*expr.args[1]));
+        }
         case ExprKind::Slice: {
             const auto bound = [&](size_t i) {
                 return expr.args[i] ? evaluate(*expr.args[i]) : Value::none();
             };
             const Value object = evaluate(*expr.args[0]);
+            checkTimeFor(object, expr.where);
             return sliceOf(object, bound(1), bound(2), bound(3));
         }
         case ExprKind::Call: {

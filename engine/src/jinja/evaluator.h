@@ -4,6 +4,7 @@
 // iteration; namespace() exists for that), a macro sees only its arguments and the template's
 // top-level variables.
 
+#include <chrono>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +22,7 @@ class Evaluator {
 
   private:
     enum class Flow { Normal, Break, Continue };
+    class NestingGuard;
     using Frame = std::unordered_map<std::string, Value>;
 
     Flow execute(const Body& body, TaggedText& out);
@@ -42,6 +44,8 @@ class Evaluator {
     Value builtin(const std::string& name) const;
     void append(TaggedText& out, const TaggedText& text) const;
     void checkSize(size_t bytes) const;
+    void checkDeadline(SourcePosition where) const;
+    void checkTimeFor(const Value& object, SourcePosition where) const;
     void step(SourcePosition where);
     [[noreturn]] void fail(SourcePosition where, const std::string& problem) const;
 
@@ -49,8 +53,10 @@ class Evaluator {
     const RenderOptions& options_;
     std::vector<Frame> frames_;
     size_t base_ = 0;  // lookups search frames [base_, top], then frame 0
+    std::chrono::steady_clock::time_point deadline_;
     int64_t steps_ = 0;
     int callDepth_ = 0;
+    int nesting_ = 0;
 };
 
 }  // namespace inferlens::jinja

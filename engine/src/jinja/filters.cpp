@@ -4,8 +4,10 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
+#include "jinja/build_limits.h"
 #include "jinja/builtins.h"
 #include "jinja/jinja_error.h"
 #include "jinja/python_strings.h"
@@ -156,6 +158,7 @@ Value indentText(const Value& value, const CallArguments& args) {
         : width->isString()
             ? width->asString()
             : std::string(size_t(std::max<int64_t>(0, integerArgument(width, "width"))), ' ');
+    checkTextSize(indentation.size());
     const bool first = flag(args, 1, "first", false);
     const bool blank = flag(args, 2, "blank", false);
     const TaggedText text = value.toText();
@@ -177,6 +180,7 @@ Value indentText(const Value& value, const CallArguments& args) {
                 result.append(indentation);
         }
         result.append(lines[i]);
+        checkTextSize(result.size() + (first ? indentation.size() : 0));
     }
     if (first) {
         TaggedText prefixed(indentation);
@@ -312,8 +316,11 @@ const std::map<std::string, Filter>& filters() {
                 throw RuntimeProblem("tojson: ensure_ascii=True is not supported");
             if (a.get(2, "separators") != nullptr && !a.get(2, "separators")->isNone())
                 throw RuntimeProblem("tojson: separators are not supported");
-            const int width =
-                indent == nullptr || indent->isNone() ? -1 : int(integerArgument(indent, "indent"));
+            // Python indents by max(indent, 0) spaces; more than the text limit fails as it grows.
+            const int width = indent == nullptr || indent->isNone()
+                                  ? -1
+                                  : int(std::clamp<int64_t>(integerArgument(indent, "indent"), 0,
+                                                            std::numeric_limits<int>::max()));
             return derivedText(toJson(v, width, flag(a, 3, "sort_keys", false)), v);
         };
         f["string"] = [](const Value& v, const CallArguments&) { return Value(v.toText()); };
@@ -331,6 +338,7 @@ const std::map<std::string, Filter>& filters() {
                 joined.append(
                     (attribute ? attributePath(item, stringArgument(attribute, "attribute")) : item)
                         .toText());
+                checkTextSize(joined.size());
                 first = false;
             }
             return Value(std::move(joined));

@@ -20,10 +20,27 @@ Value valueFromJson(const nlohmann::ordered_json& json, bool fromUser) {
     if (json.is_object()) {
         auto dict = std::make_shared<Dict>();
         for (const auto& [key, item] : json.items())
-            dict->set(key, valueFromJson(item, fromUser));
+            dict->set(Value(TaggedText(key, fromUser)), valueFromJson(item, fromUser));
         return Value(std::move(dict));
     }
     return Value::none();
+}
+
+Value messagesFromJson(const nlohmann::ordered_json& messages) {
+    if (!messages.is_array())
+        return valueFromJson(messages, true);
+    List list;
+    for (const nlohmann::ordered_json& message : messages) {
+        if (!message.is_object()) {
+            list.push_back(valueFromJson(message, true));
+            continue;
+        }
+        auto dict = std::make_shared<Dict>();
+        for (const auto& [key, item] : message.items())
+            dict->set(key, valueFromJson(item, key != "role"));
+        list.push_back(Value(std::move(dict)));
+    }
+    return Value(std::move(list));
 }
 
 }  // namespace inferlens::jinja

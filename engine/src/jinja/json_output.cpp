@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "jinja/build_limits.h"
 #include "jinja/builtins.h"
 #include "jinja/jinja_error.h"
 
@@ -70,6 +71,7 @@ void write(std::string& out, const Value& value, int indent, bool sortKeys, int 
         throw RuntimeProblem("tojson: the value nests too deeply");
     const auto newline = [&](int depth) {
         if (indent >= 0) {
+            checkTextSize(out.size() + 1 + size_t(indent) * size_t(depth));
             out += '\n';
             out.append(size_t(indent) * size_t(depth), ' ');
         }
@@ -94,6 +96,7 @@ void write(std::string& out, const Value& value, int indent, bool sortKeys, int 
         }
         case Value::Kind::String:
             writeString(out, value.asString());
+            checkTextSize(out.size());
             return;
         case Value::Kind::List: {
             const List& list = value.asList();
@@ -113,6 +116,8 @@ void write(std::string& out, const Value& value, int indent, bool sortKeys, int 
             return;
         }
         case Value::Kind::Dict: {
+            if (value.asDict().isNamespace)
+                throw RuntimeProblem("Object of type Namespace is not JSON serializable");
             auto entries = value.asDict().entries;
             if (entries.empty()) {
                 out += "{}";

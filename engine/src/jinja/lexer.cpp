@@ -87,13 +87,25 @@ class Lexer {
         throw JinjaError(name_, positionOf(offset), problem);
     }
 
+    // Tokens come in source order, so the column is counted on from the previous position on the
+    // same line: counting from the line's start each time made a long line quadratic.
     SourcePosition positionOf(size_t offset) const {
+        offset = std::min(offset, src_.size());
         const auto line = std::upper_bound(lineStarts_.begin(), lineStarts_.end(), offset) - 1;
+        const int lineNumber = int(line - lineStarts_.begin()) + 1;
+        size_t from = *line;
         int column = 1;
-        for (size_t i = *line; i < offset && i < src_.size(); ++i)
+        if (lastLine_ == lineNumber && lastOffset_ <= offset) {
+            from = lastOffset_;
+            column = lastColumn_;
+        }
+        for (size_t i = from; i < offset; ++i)
             if ((static_cast<unsigned char>(src_[i]) & 0xC0) != 0x80)
                 ++column;
-        return {int(line - lineStarts_.begin()) + 1, column};
+        lastLine_ = lineNumber;
+        lastOffset_ = offset;
+        lastColumn_ = column;
+        return {lineNumber, column};
     }
 
     size_t findOpener(size_t from) const {
@@ -309,6 +321,9 @@ class Lexer {
     const std::string& name_;
     WhitespaceOptions options_;
     std::vector<size_t> lineStarts_;
+    mutable int lastLine_ = 0;  // positionOf's previous answer, to count on from
+    mutable size_t lastOffset_ = 0;
+    mutable int lastColumn_ = 1;
     std::vector<Token> tokens_;
 };
 

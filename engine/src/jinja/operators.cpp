@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "jinja/build_limits.h"
 #include "jinja/jinja_error.h"
 
 namespace inferlens::jinja {
@@ -47,7 +48,7 @@ Value repeat(const Value& sequence, int64_t times, size_t maxTextBytes) {
             result.append(sequence.asText());
         return Value(std::move(result));
     }
-    if (count != 0 && sequence.asList().size() > (maxTextBytes / 16) / count)
+    if (count != 0 && sequence.asList().size() > currentBuildLimits.maxListItems / count)
         throw RuntimeProblem("the repeated list would be too long");
     List result;
     for (size_t i = 0; i < count; ++i)
@@ -169,6 +170,7 @@ Value applyOperator(const std::string& op, const Value& a, const Value& b, size_
             return Value(std::move(joined));
         }
         if (a.isList() && b.isList()) {
+            checkListSize(a.asList().size() + b.asList().size());
             List joined = a.asList();
             joined.insert(joined.end(), b.asList().begin(), b.asList().end());
             return Value(std::move(joined));

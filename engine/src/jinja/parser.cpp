@@ -8,6 +8,10 @@ namespace inferlens::jinja {
 namespace {
 
 constexpr int kMaxNesting = 200;  // deeper templates are refused rather than overflowing the stack
+// Chains (a + b + ..., x|f|g, x[0][0], x if c if c) are parsed in loops, not by recursion, but
+// build trees as deep as they are long; evaluating and destroying a tree recurse, so its height
+// is bounded too.
+constexpr int kMaxExpressionHeight = 500;
 
 class Parser {
   public:
@@ -104,6 +108,23 @@ class Parser {
         auto e = std::make_unique<Expr>();
         e->kind = kind;
         e->where = where;
+        return e;
+    }
+
+    // Records the height of `e` from its children (already sealed) and refuses a tree too deep.
+    ExprPtr sealed(ExprPtr e) const {
+        int below = 0;
+        for (const ExprPtr& child : e->args)
+            if (child)
+                below = std::max(below, child->height);
+        for (const auto& keyword : e->keywords)
+            below = std::max(below, keyword.second->height);
+        e->height = below + 1;
+        if (e->height > kMaxExpressionHeight)
+            throw JinjaError(name_, e->where,
+                             "the expression is too deep (more than " +
+                                 std::to_string(kMaxExpressionHeight) +
+                                 " operators, filters or subscripts inside each other)");
         return e;
     }
 
@@ -324,7 +345,7 @@ class Parser {
                 break;
             tuple->args.push_back(parseExpression(withConditional));
         }
-        return tuple;
+        return sealed(std::move(tuple));
     }
 
     ExprPtr parseExpression(bool withConditional = true) {
@@ -339,7 +360,7 @@ class Parser {
             conditional->args.push_back(std::move(value));
             conditional->args.push_back(std::move(condition));
             conditional->args.push_back(std::move(otherwise));
-            value = std::move(conditional);
+            value = sealed(std::move(conditional));
         }
         return value;
     }
@@ -349,7 +370,7 @@ class Parser {
         e->name = std::move(op);
         e->args.push_back(std::move(left));
         e->args.push_back(std::move(right));
-        return e;
+        return sealed(std::move(e));
     }
 
     ExprPtr parseOr() {
@@ -376,7 +397,7 @@ class Parser {
             auto e = make(ExprKind::Unary, next().where);
             e->name = "not";
             e->args.push_back(parseNot());
-            return e;
+            return sealed(std::move(e));
         }
         return parseCompare();
     }
@@ -406,7 +427,7 @@ class Parser {
             compare->operators.push_back(op);
             compare->args.push_back(parseMath1());
         }
-        return compare ? std::move(compare) : std::move(first);
+        return compare ? sealed(std::move(compare)) : std::move(first);
     }
 
     ExprPtr parseMath1() {
@@ -453,6 +474,7 @@ class Parser {
             value = make(ExprKind::Unary, op.where);
             value->name = op.text;
             value->args.push_back(parseUnary(false));
+            value = sealed(std::move(value));
         } else {
             value = parsePostfix(parsePrimary());
         }
@@ -516,7 +538,7 @@ class Parser {
                         }
                         list->args.push_back(parseExpression());
                     }
-                    return list;
+                    return sealed(std::move(list));
                 }
                 if (token.text == "{") {
                     next();
@@ -531,7 +553,7 @@ class Parser {
                         expectOperator(":");
                         dict->args.push_back(parseExpression());
                     }
-                    return dict;
+                    return sealed(std::move(dict));
                 }
                 break;
             default:
@@ -550,13 +572,13 @@ class Parser {
                     index->literal = Value(next().integer);
                     item->args.push_back(std::move(value));
                     item->args.push_back(std::move(index));
-                    value = std::move(item);
+                    value = sealed(std::move(item));
                     continue;
                 }
                 auto attribute = make(ExprKind::Attribute, dot.where);
                 attribute->name = expectName("an attribute name");
                 attribute->args.push_back(std::move(value));
-                value = std::move(attribute);
+                value = sealed(std::move(attribute));
             } else if (isOperator("[")) {
                 value = parseSubscript(std::move(value));
             } else if (isOperator("(")) {
@@ -580,7 +602,7 @@ class Parser {
             item->args.push_back(std::move(start));
             if (!item->args[1])
                 fail(open, "an empty subscript");
-            return item;
+            return sealed(std::move(item));
         }
         auto slice = make(ExprKind::Slice, open.where);
         slice->args.push_back(std::move(value));
@@ -589,7 +611,7 @@ class Parser {
         slice->args.push_back(bound());
         slice->args.push_back(skipOperator(":") ? bound() : nullptr);
         expectOperator("]");
-        return slice;
+        return sealed(std::move(slice));
     }
 
     // Arguments "(a, b, key=value)" into e->args (after what is there) and e->keywords.
@@ -619,7 +641,7 @@ class Parser {
         auto call = make(ExprKind::Call, callee->where);  // errors point at what is called
         call->args.push_back(std::move(callee));
         parseArguments(*call);
-        return call;
+        return sealed(std::move(call));
     }
 
     ExprPtr parseFilter(ExprPtr value) {
@@ -630,7 +652,7 @@ class Parser {
         filter->args.push_back(std::move(value));
         if (isOperator("("))
             parseArguments(*filter);
-        return filter;
+        return sealed(std::move(filter));
     }
 
     ExprPtr parseFilterAndTests(ExprPtr value) {
@@ -652,7 +674,7 @@ class Parser {
                         fail(peek(), "tests cannot be chained with 'is'");
                     test->args.push_back(parsePostfix(parsePrimary()));
                 }
-                value = std::move(test);
+                value = sealed(std::move(test));
             } else if (isOperator("(")) {
                 value = parseCall(std::move(value));
             } else {

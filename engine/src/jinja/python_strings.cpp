@@ -1,5 +1,6 @@
 #include "jinja/python_strings.h"
 
+#include "jinja/build_limits.h"
 #include "jinja/jinja_error.h"
 #include "jinja/value.h"
 
@@ -86,6 +87,7 @@ std::vector<TaggedText> pythonSplit(const TaggedText& text, const std::optional<
             const size_t found = s.find(*sep, start);
             if (found == std::string::npos)
                 break;
+            checkListSize(parts.size() + 1);
             parts.push_back(text.slice(start, found - start));
             start = found + sep->size();
         }
@@ -108,6 +110,7 @@ std::vector<TaggedText> pythonSplit(const TaggedText& text, const std::optional<
         const size_t start = i;
         while (i < s.size() && !isPythonSpace(s, i, &length))
             ++i;
+        checkListSize(parts.size() + 1);
         parts.push_back(text.slice(start, i - start));
     }
     return parts;
@@ -123,6 +126,7 @@ TaggedText pythonReplace(const TaggedText& text, const std::string& from, const 
         int64_t done = 0;
         for (size_t i = 0; i <= starts.size(); ++i) {
             if (count < 0 || done < count) {
+                checkTextSize(result.size() + to.size());
                 result.append(to);
                 ++done;
             }
@@ -139,6 +143,7 @@ TaggedText pythonReplace(const TaggedText& text, const std::string& from, const 
         const size_t found = s.find(from, start);
         if (found == std::string::npos)
             break;
+        checkTextSize(result.size() + (found - start) + to.size());
         result.append(text.slice(start, found - start));
         result.append(to);
         start = found + from.size();

@@ -1,5 +1,7 @@
 #include "jinja/template.h"
 
+#include <new>
+
 #include "jinja/evaluator.h"
 #include "jinja/lexer.h"
 #include "jinja/parser.h"
@@ -11,7 +13,11 @@ Template::Template(std::string_view source, std::string name)
       body_(std::make_shared<const Body>(parseTemplate(tokenize(source, name_), name_))) {}
 
 TaggedText Template::render(const Variables& variables, const RenderOptions& options) const {
-    return Evaluator(name_, options).run(*body_, variables);
+    try {
+        return Evaluator(name_, options).run(*body_, variables);
+    } catch (const std::bad_alloc&) {  // the evaluator names the position; this is the rest
+        throw JinjaError(name_, {}, "out of memory");
+    }
 }
 
 std::tm localTimeNow() {

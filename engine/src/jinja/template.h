@@ -7,7 +7,12 @@
 //   jinja::TaggedText text = chat.render({{"messages", ...}, {"add_generation_prompt", true}});
 //
 // Every error, from parsing or rendering, is a JinjaError naming the template, line and column.
-// Rendering is bounded (output size, steps, call depth), so no template can hang or exhaust memory.
+// Templates come from downloaded files, so both are bounded. Parsing: 200 levels of brackets and
+// statements, expression trees 500 deep (long chains a + b + ..., x|f|g, x[0][0]). Rendering: the
+// RenderLimits below (steps and wall-clock time; nesting and macro depth; bytes of any one string
+// and items of any one list, checked as each builder grows), lists and dicts 1000 levels inside
+// each other. What is not bounded: the sum of all values alive at once (many strings each under
+// the limit): that is left to the time limit, and std::bad_alloc becomes a JinjaError.
 
 #include <ctime>
 #include <memory>
@@ -25,8 +30,12 @@ namespace inferlens::jinja {
 struct RenderLimits {
     size_t maxTextBytes = size_t(16) << 20;  // any one string, the output included
     int64_t maxSteps = 50'000'000;           // expressions evaluated and statements run
+    double maxSeconds = 10;                  // wall-clock time, checked every 1024 steps
     int maxCallDepth = 64;                   // macros calling macros
-    int64_t maxRangeItems = 1'000'000;
+    // Statements and expressions inside each other, through macro calls.
+    int maxNesting = 2000;
+    // Any one list: range(), split(), [x] * n, list + list, a string's characters.
+    int64_t maxListItems = 1'000'000;
 };
 
 struct RenderOptions {

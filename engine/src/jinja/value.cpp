@@ -1,9 +1,11 @@
 #include "jinja/value.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 
+#include "jinja/build_limits.h"
 #include "jinja/jinja_error.h"
 
 namespace inferlens::jinja {
@@ -50,7 +52,7 @@ const Value* CallArguments::get(size_t index, const std::string& name) const {
 
 Value Value::undefined(std::string what) {
     Value v;
-    v.text_ = TaggedText(std::move(what));
+    v.text_ = std::make_shared<const TaggedText>(std::move(what));
     return v;
 }
 
@@ -69,9 +71,45 @@ Value Value::tuple(List items) {
 Value::Value(bool b) : kind_(Kind::Bool), bool_(b) {}
 Value::Value(int64_t i) : kind_(Kind::Int), int_(i) {}
 Value::Value(double d) : kind_(Kind::Float), double_(d) {}
-Value::Value(TaggedText s) : kind_(Kind::String), text_(std::move(s)) {}
-Value::Value(List list) : kind_(Kind::List), list_(std::make_shared<const List>(std::move(list))) {}
-Value::Value(std::shared_ptr<Dict> dict) : kind_(Kind::Dict), dict_(std::move(dict)) {}
+Value::Value(TaggedText s)
+    : kind_(Kind::String), text_(std::make_shared<const TaggedText>(std::move(s))) {}
+
+const TaggedText& Value::emptyText() {
+    static const TaggedText empty;
+    return empty;
+}
+namespace {
+
+// Lists and dicts inside each other: repr, ==, tojson and destruction recurse over them, so a
+// template that wraps a value in a list in a loop (`set ns.l = [ns.l]`) is stopped here.
+constexpr int kMaxValueNesting = 1000;
+
+int nestingAbove(int deepestChild) {
+    if (deepestChild + 1 > kMaxValueNesting)
+        throw RuntimeProblem("lists and dicts nest too deeply (more than " +
+                             std::to_string(kMaxValueNesting) + " levels)");
+    return deepestChild + 1;
+}
+
+}  // namespace
+
+Value::Value(List list) : kind_(Kind::List) {
+    int deepest = 0;
+    for (const Value& item : list)
+        deepest = std::max(deepest, item.nesting_);
+    nesting_ = nestingAbove(deepest);
+    list_ = std::make_shared<const List>(std::move(list));
+}
+
+// A namespace counts as one level whatever it holds: it may hold itself, so nothing that walks
+// values goes into one (its repr is "<Namespace>", == compares identity, tojson refuses it).
+Value::Value(std::shared_ptr<Dict> dict) : kind_(Kind::Dict), dict_(std::move(dict)) {
+    int deepest = 0;
+    if (!dict_->isNamespace)
+        for (const auto& [key, value] : dict_->entries)
+            deepest = std::max(deepest, value.nesting_);
+    nesting_ = nestingAbove(deepest);
+}
 Value::Value(std::shared_ptr<const Callable> callable)
     : kind_(Kind::Callable), callable_(std::move(callable)) {}
 
@@ -95,7 +133,7 @@ bool Value::truthy() const {
         case Kind::Float:
             return double_ != 0;
         case Kind::String:
-            return !text_.empty();
+            return !asText().empty();
         case Kind::List:
             return !list_->empty();
         case Kind::Dict:
@@ -190,7 +228,7 @@ TaggedText Value::toText() const {
         case Kind::Undefined:
             return {};
         case Kind::String:
-            return text_;
+            return asText();
         case Kind::List:
         case Kind::Dict: {
             bool fromUser = false;
@@ -198,9 +236,11 @@ TaggedText Value::toText() const {
             if (kind_ == Kind::List)
                 for (const Value& item : *list_)
                     visit(item);
-            else
-                for (const auto& [key, value] : dict_->entries)
+            else if (!dict_->isNamespace)
+                for (const auto& [key, value] : dict_->entries) {
+                    visit(key);
                     visit(value);
+                }
             return TaggedText(repr(), fromUser);
         }
         default:
@@ -221,11 +261,13 @@ std::string Value::repr() const {
         case Kind::Float:
             return formatPythonFloat(double_);
         case Kind::String:
-            return reprString(text_.text());
+            return reprString(asString());
         case Kind::List: {
             std::string out = tuple_ ? "(" : "[";
-            for (size_t i = 0; i < list_->size(); ++i)
+            for (size_t i = 0; i < list_->size(); ++i) {
                 out += (i ? ", " : "") + (*list_)[i].repr();
+                checkTextSize(out.size());
+            }
             if (tuple_)
                 return out + (list_->size() == 1 ? ",)" : ")");
             return out + "]";
@@ -234,9 +276,11 @@ std::string Value::repr() const {
             if (dict_->isNamespace)
                 return "<Namespace>";
             std::string out = "{";
-            for (size_t i = 0; i < dict_->entries.size(); ++i)
+            for (size_t i = 0; i < dict_->entries.size(); ++i) {
                 out += (i ? ", " : "") + dict_->entries[i].first.repr() + ": " +
                        dict_->entries[i].second.repr();
+                checkTextSize(out.size());
+            }
             return out + "}";
         }
         case Kind::Callable:
@@ -288,6 +332,8 @@ bool operator==(const Value& a, const Value& b) {
         case Value::Kind::Dict: {
             const Dict& x = a.asDict();
             const Dict& y = b.asDict();
+            if (x.isNamespace || y.isNamespace)  // Python compares namespaces by identity
+                return &x == &y;
             if (x.entries.size() != y.entries.size())
                 return false;
             for (const auto& [key, value] : x.entries) {

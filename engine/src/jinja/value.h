@@ -76,13 +76,13 @@ class Value {
     bool asBool() const { return bool_; }
     int64_t asInt() const;  // bools and ints
     double asDouble() const;
-    const TaggedText& asText() const { return text_; }
-    const std::string& asString() const { return text_.text(); }
+    const TaggedText& asText() const { return text_ ? *text_ : emptyText(); }
+    const std::string& asString() const { return asText().text(); }
     const List& asList() const { return *list_; }
     const Dict& asDict() const { return *dict_; }
     Dict& mutableDict() const { return *dict_; }
     const Callable& asCallable() const { return *callable_; }
-    const std::string& undefinedMessage() const { return text_.text(); }
+    const std::string& undefinedMessage() const { return asText().text(); }
 
     // Python's bool(), str(), repr() and the type name of its errors ("str", "dict", "NoneType").
     bool truthy() const;
@@ -94,9 +94,14 @@ class Value {
     Kind kind_ = Kind::Undefined;
     bool bool_ = false;
     bool tuple_ = false;
+    int nesting_ = 0;  // lists and dicts inside each other, this one included
     int64_t int_ = 0;
     double double_ = 0;
-    TaggedText text_;  // a string's text; an undefined value's message
+    static const TaggedText& emptyText();
+
+    // A string's text, an undefined value's message; shared, so that copies of a long string
+    // ([s] * 1000, a list of it, a loop over it) cost a pointer, not the text.
+    std::shared_ptr<const TaggedText> text_;
     std::shared_ptr<const List> list_;
     std::shared_ptr<Dict> dict_;
     std::shared_ptr<const Callable> callable_;
