@@ -192,6 +192,45 @@ class TestTraceReader : public QObject {
         QVERIFY(outside > 10);
     }
 
+    // The user's sliding cache (window 3, sinks 2) on top of a local layer's window of 6: the
+    // narrower window wins and the sinks stay hidden on that layer (models/model.cpp), so every
+    // key before the last three is labelled, the sinks as outside the layer's window, never shown
+    // as an ordinary weight of 0.
+    void userWindowOnALocalLayerHidesTheSinks() {
+        const QString model = dir_.filePath("gemma3-w6.gguf");
+        const QString path = dir_.filePath("gemma3-w6.jsonl");
+        auto result =
+            test::runCli({"synth", "--arch", "gemma3", "--layers", "2", "--sliding-window", "6",
+                          "--sliding-pattern", "2", "--out", model});
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        result = test::runCli(QStringList{"trace", "--model", model, "--prompt", "a b c d e f g h",
+                                          "--attention", "0:0", "--window", "3", "--sinks", "2",
+                                          "--out", path}
+                              << kRun);
+        QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+        const auto matrices = eventsOf<widgets::AttentionMatrix>(readTrace(path));
+        QVERIFY(!matrices.empty());
+        int hiddenSinks = 0;
+        for (const widgets::AttentionMatrix& matrix : matrices)
+            for (int row = 0; row < matrix.queryCount; ++row) {
+                const int p = matrix.firstQuery + row;
+                for (int key = 0; key <= p; ++key) {
+                    const float cell = matrix.at(row, key);
+                    const bool labelled = cell == widgets::AttentionMatrix::kOutsideWindow ||
+                                          cell == widgets::AttentionMatrix::kEvicted;
+                    QVERIFY2(
+                        labelled == (key < p - 2),
+                        qPrintable(
+                            QString("position %1, key %2: %3").arg(p).arg(key).arg(double(cell))));
+                    if (key < 2 && key < p - 2) {
+                        QCOMPARE(cell, widgets::AttentionMatrix::kOutsideWindow);
+                        ++hiddenSinks;
+                    }
+                }
+            }
+        QVERIFY(hiddenSinks > 4);
+    }
+
     void theTokensSpellTheAnswerTheCliGenerates() {
         const auto answer =
             test::runCli(QStringList{"generate", "--model", kModel, "--prompt", kPrompt} << kRun);

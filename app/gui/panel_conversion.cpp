@@ -121,12 +121,15 @@ widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event) {
                 rowWeights[key] = widgets::AttentionMatrix::kEvicted;
         }
     // A local layer's window hides the keys before it whatever the cache holds (on such a layer
-    // it is the narrower window, models/model.cpp), so its label wins.
+    // it is the narrower window, models/model.cpp), so its label wins. The user's sinks are
+    // hidden there too, by the layer, when they fall before the narrower window.
     if (event.layerWindowTokens > 0)
         for (int row = 0; row < matrix.queryCount; ++row) {
             const int64_t position = event.firstQuery + row;
-            const int64_t end =
-                std::min<int64_t>(position - event.layerWindowTokens + 1, event.keyCount);
+            int64_t end = position - event.layerWindowTokens + 1;
+            if (event.windowTokens > 0)
+                end = std::max(end, std::min(event.sinkTokens, position - event.windowTokens + 1));
+            end = std::min<int64_t>(end, event.keyCount);
             auto rowWeights = matrix.weights.begin() + ptrdiff_t(row) * matrix.keyCount;
             for (int64_t key = 0; key < end; ++key)
                 rowWeights[key] = widgets::AttentionMatrix::kOutsideWindow;
