@@ -91,6 +91,22 @@ void TestJinja::renders_data() {
         "{% set a = namespace() %}{% set a.x = a %}"
         "{% set b = namespace() %}{% set b.x = b %}{{ a == b }} {{ a == a }}",
         "False True");
+    // Where jinja2 differed (each expectation is jinja2's, under transformers' settings).
+    row("caller sees the call block's scope",
+        "{% set x = 'outer' %}{% macro m(x) %}{{ caller() }}{% endmacro %}"
+        "{% call m('inner') %}{{ x }}{% endcall %}",
+        "outer");
+    row("round keeps an int", "{{ 5|round }} {{ 1234|round(-2) }} {{ 1250|round(-2) }}",
+        "5 1200 1200");
+    row("round uses the exact value", "{{ 2.675|round(2) }} {{ 0.125|round(2) }} {{ 2.5|round }}",
+        "2.67 0.12 2.0");
+    row("splitlines on every line boundary",
+        "{{ 'a\r\nb\rc\u2028d\x0b"
+        "e\n'.splitlines() }}",
+        "['a', 'b', 'c', 'd', 'e']");
+    row("wordcount skips CJK punctuation", "{{ '你好，世界'|wordcount }} {{ 'a b—c'|wordcount }}",
+        "2 3");
+    row("tojson with a negative indent", "{{ [1]|tojson(indent=-1) }}", "[\n1\n]");
     // Literals and operators.
     row("python reprs",
         "{{ true }} {{ none }} {{ 1.0 }} {{ 0.1 + 0.2 }} {{ 7 // 2 }} {{ -7 // 2 }}",
@@ -386,6 +402,12 @@ void TestJinja::refusesHostileTemplates_data() {
         << QByteArray("{% for c in 'a' * 16000000 %}{% endfor %}") << "exceed 1000000 items";
     QTest::newRow("split into many parts")
         << QByteArray("{{ ('a,' * 8000000).split(',')|length }}") << "exceed 1000000 items";
+    // Python's integers have no bounds; ours refuse instead of overflowing.
+    QTest::newRow("int of a huge float") << QByteArray("{{ 1e300|int }}") << "too large";
+    QTest::newRow("abs of the lowest int")
+        << QByteArray("{{ (-9223372036854775807 - 1)|abs }}") << "integer overflow";
+    QTest::newRow("sum overflowing")
+        << QByteArray("{{ [9223372036854775807, 1]|sum }}") << "integer overflow";
     QTest::newRow("recursion through macros")
         << QByteArray("{% macro m(n) %}{{ m(n) if n else '' }}" + repeat("+ ''", 300) +
                       "{% endmacro %}{{ m(1) }}")

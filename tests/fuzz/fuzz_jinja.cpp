@@ -28,6 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     options.limits.maxTextBytes = 1 << 20;
     options.limits.maxCallDepth = 32;
     options.limits.maxListItems = 10'000;
+    options.limits.maxSeconds = 2;  // well inside libFuzzer's -timeout=10
     try {
         const Template chat(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz");
         chat.render(variables, options);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <memory>
 #include <new>
 
@@ -206,7 +207,8 @@ Evaluator::Flow Evaluator::execute(const Node& node, TaggedText& out) {
                 break;
             case NodeKind::CallBlock: {
                 // caller() renders the block's body where the call stands, with the caller's
-                // own parameters bound.
+                // own parameters bound: it sees the scopes of the call block, not those of the
+                // macro that calls it.
                 const Expr& call = *node.exprs[0];
                 const Value callee = evaluate(*call.args[0]);
                 if (!callee.isCallable())
@@ -215,7 +217,15 @@ Evaluator::Flow Evaluator::execute(const Node& node, TaggedText& out) {
                 auto caller = std::make_shared<Callable>();
                 caller->name = "caller";
                 const size_t callerBase = base_;
-                caller->call = [this, &node, callerBase](const CallArguments& callerArgs) {
+                const size_t callerTop = frames_.size();
+                caller->call = [this, &node, callerBase,
+                                callerTop](const CallArguments& callerArgs) {
+                    if (frames_.size() < callerTop)  // kept in a namespace, called later
+                        throw RuntimeProblem("caller() is called outside its call block");
+                    std::vector<Frame> macroFrames(
+                        std::make_move_iterator(frames_.begin() + long(callerTop)),
+                        std::make_move_iterator(frames_.end()));
+                    frames_.resize(callerTop);
                     const size_t savedBase = base_;
                     base_ = callerBase;
                     frames_.emplace_back();
@@ -227,7 +237,8 @@ Evaluator::Flow Evaluator::execute(const Node& node, TaggedText& out) {
                     }
                     TaggedText body;
                     execute(node.bodies[0], body);
-                    frames_.pop_back();
+                    frames_.resize(callerTop);
+                    std::move(macroFrames.begin(), macroFrames.end(), std::back_inserter(frames_));
                     base_ = savedBase;
                     return Value(std::move(body));
                 };

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <map>
@@ -190,13 +192,22 @@ Value indentText(const Value& value, const CallArguments& args) {
     return Value(std::move(result));
 }
 
+// int(d): Python's integers have no bounds, ours refuse what int64 cannot hold (the cast would
+// be undefined).
+int64_t truncatedInteger(double d) {
+    if (!(d > -9223372036854775808.0 && d < 9223372036854775808.0))
+        throw RuntimeProblem("int: " + formatPythonFloat(d) + " is too large");
+    return int64_t(d);
+}
+
 Value toInteger(const Value& value, const CallArguments& args) {
     const Value* fallback = args.get(0, "default");
     const Value otherwise = fallback != nullptr ? *fallback : Value(int64_t(0));
     if (value.isInt() || value.isBool())
         return Value(value.asInt());
     if (value.isFloat())
-        return std::isfinite(value.asDouble()) ? Value(int64_t(value.asDouble())) : otherwise;
+        return std::isfinite(value.asDouble()) ? Value(truncatedInteger(value.asDouble()))
+                                               : otherwise;
     if (value.isString()) {
         std::string s = pythonStrip(value.asText(), std::nullopt).text();
         s.erase(std::remove(s.begin(), s.end(), '_'), s.end());
@@ -207,7 +218,7 @@ Value toInteger(const Value& value, const CallArguments& args) {
                 return Value(int64_t(parsed));
             const double d = std::stod(s, &used);
             if (used == s.size() && std::isfinite(d))
-                return Value(int64_t(d));
+                return Value(truncatedInteger(d));
         } catch (const std::exception&) {
         }
     }
@@ -232,6 +243,59 @@ Value toFloat(const Value& value, const CallArguments& args) {
     return otherwise;
 }
 
+// Python's round(int, precision): unchanged for precision >= 0, else to a multiple of
+// 10 ** -precision, halves to even (round(1250, -2) is 1200).
+int64_t roundInteger(int64_t value, int64_t precision) {
+    if (precision >= 0)
+        return value;
+    if (precision < -18)
+        return 0;
+    int64_t unit = 1;
+    for (int64_t i = 0; i < -precision; ++i)
+        unit *= 10;
+    int64_t quotient = value / unit;
+    const int64_t remainder = value % unit;
+    const int64_t twice = remainder < 0 ? -2 * remainder : 2 * remainder;  // < 2e18: no overflow
+    if (twice > unit || (twice == unit && quotient % 2 != 0))
+        quotient += remainder < 0 ? -1 : 1;
+    int64_t result = 0;
+    if (__builtin_mul_overflow(quotient, unit, &result))
+        throw RuntimeProblem("integer overflow");
+    return result;
+}
+
+// One UTF-8 character at `at`: its code point and length in bytes (a stray byte reads as itself).
+std::pair<uint32_t, size_t> decodeCharacter(const std::string& s, size_t at) {
+    const auto byte = [&](size_t i) { return static_cast<unsigned char>(s[i]); };
+    const unsigned char lead = byte(at);
+    const size_t length = lead < 0xC0 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    if (length == 1 || at + length > s.size())
+        return {lead, 1};
+    uint32_t codePoint = lead & (0x7F >> length);
+    for (size_t i = 1; i < length; ++i)
+        codePoint = (codePoint << 6) | (byte(at + i) & 0x3F);
+    return {codePoint, length};
+}
+
+// Python's \w: letters, digits and '_' of every script. Without Unicode's tables this treats
+// every non-ASCII character as a letter except the punctuation and symbol blocks chat text
+// uses: Latin-1's, General Punctuation (—, “ ”, …), CJK punctuation (、。「」) and the fullwidth
+// forms (，！？：).
+bool isWordCharacter(uint32_t c) {
+    if (c < 0x80)
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+               c == '_';
+    if (c <= 0xBF)
+        return c == 0xAA || c == 0xB2 || c == 0xB3 || c == 0xB5 || c == 0xB9 || c == 0xBA ||
+               (c >= 0xBC && c <= 0xBE);
+    if (c == 0xD7 || c == 0xF7 || (c >= 0x2000 && c <= 0x206F) || (c >= 0x3000 && c <= 0x3004) ||
+        (c >= 0x3008 && c <= 0x3020) || c == 0x3030 || (c >= 0xFF00 && c <= 0xFF0F) ||
+        (c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) ||
+        (c >= 0xFF5B && c <= 0xFF65))
+        return false;
+    return true;
+}
+
 Value roundNumber(const Value& value, const CallArguments& args) {
     if (!value.isNumber())
         throw RuntimeProblem("round needs a number, not " + value.typeName());
@@ -239,9 +303,20 @@ Value roundNumber(const Value& value, const CallArguments& args) {
         args.get(0, "precision") ? integerArgument(args.get(0, "precision"), "precision") : 0;
     const std::string method =
         args.get(1, "method") ? stringArgument(args.get(1, "method"), "method") : "common";
+    if (method == "common" && !value.isFloat())
+        return Value(roundInteger(value.asInt(), precision));  // round(5) is 5, an int
+    if (method == "common" && precision >= 0) {
+        // Python rounds the double's exact decimal value, halves to even: round(2.675, 2) is
+        // 2.67 (2.675 is 2.67499999...). printf rounds the exact value the same way.
+        if (precision > 400 || !std::isfinite(value.asDouble()))
+            return Value(value.asDouble());
+        char digits[512];
+        std::snprintf(digits, sizeof digits, "%.*f", int(precision), value.asDouble());
+        return Value(std::strtod(digits, nullptr));
+    }
+    // jinja2 itself scales for floor and ceil: math.floor(value * 10 ** precision) / 10 ** ...
     const double scale = std::pow(10.0, double(precision));
     const double x = value.asDouble() * scale;
-    // Python's round(): halves to even (round(2.5) is 2), which nearbyint does by default.
     const double rounded = method == "floor"  ? std::floor(x)
                            : method == "ceil" ? std::ceil(x)
                                               : std::nearbyint(x);
@@ -392,16 +467,18 @@ const std::map<std::string, Filter>& filters() {
         };
         f["indent"] = indentText;
         f["wordcount"] = [](const Value& v, const CallArguments&) {
+            // jinja2 counts matches of \\w+.
             int64_t words = 0;
             bool inWord = false;
             const TaggedText text = v.toText();
-            for (const char c : text.text()) {
-                const bool wordChar = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
-                                      (c >= 'A' && c <= 'Z') || c == '_' ||
-                                      static_cast<unsigned char>(c) >= 0x80;
+            const std::string& s = text.text();
+            for (size_t i = 0; i < s.size();) {
+                const auto [codePoint, length] = decodeCharacter(s, i);
+                const bool wordChar = isWordCharacter(codePoint);
                 if (wordChar && !inWord)
                     ++words;
                 inWord = wordChar;
+                i += length;
             }
             return Value(words);
         };
@@ -409,8 +486,11 @@ const std::map<std::string, Filter>& filters() {
         f["abs"] = [](const Value& v, const CallArguments&) {
             if (v.isFloat())
                 return Value(std::fabs(v.asDouble()));
-            if (v.isInt() || v.isBool())
+            if (v.isInt() || v.isBool()) {
+                if (v.asInt() == std::numeric_limits<int64_t>::min())
+                    throw RuntimeProblem("integer overflow");
                 return Value(v.asInt() < 0 ? -v.asInt() : v.asInt());
+            }
             throw RuntimeProblem("bad operand type for abs(): '" + v.typeName() + "'");
         };
         f["min"] = [](const Value& v, const CallArguments& a) { return minOrMax(v, a, false); };
@@ -424,8 +504,13 @@ const std::map<std::string, Filter>& filters() {
                     attribute ? attributePath(item, stringArgument(attribute, "attribute")) : item;
                 if (!x.isNumber() || !total.isNumber())
                     throw RuntimeProblem("sum needs numbers");
-                total = x.isFloat() || total.isFloat() ? Value(total.asDouble() + x.asDouble())
-                                                       : Value(total.asInt() + x.asInt());
+                int64_t sum = 0;
+                if (x.isFloat() || total.isFloat())
+                    total = Value(total.asDouble() + x.asDouble());
+                else if (__builtin_add_overflow(total.asInt(), x.asInt(), &sum))
+                    throw RuntimeProblem("integer overflow");
+                else
+                    total = Value(sum);
             }
             return total;
         };

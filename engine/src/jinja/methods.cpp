@@ -4,6 +4,7 @@
 #include <charconv>
 #include <memory>
 
+#include "jinja/build_limits.h"
 #include "jinja/builtins.h"
 #include "jinja/jinja_error.h"
 #include "jinja/python_strings.h"
@@ -172,13 +173,26 @@ Value stringMethod(const std::string& name, const Value& self, const CallArgumen
         return Value(std::move(joined));
     }
     if (name == "splitlines") {
+        // Python's line boundaries: \n, \r, \r\n, \v, \f, \x1c-\x1e, U+0085, U+2028, U+2029.
         List lines;
         size_t start = 0;
-        for (size_t i = 0; i < s.size(); ++i)
-            if (s[i] == '\n') {
-                lines.emplace_back(text.slice(start, i - start));
-                start = i + 1;
-            }
+        for (size_t i = 0; i < s.size(); ++i) {
+            size_t length = 0;
+            if (s[i] == '\r')
+                length = i + 1 < s.size() && s[i + 1] == '\n' ? 2 : 1;
+            else if (std::string_view("\n\v\f\x1c\x1d\x1e").find(s[i]) != std::string_view::npos)
+                length = 1;
+            else if (s.compare(i, 2, "\xC2\x85") == 0)
+                length = 2;
+            else if (s.compare(i, 3, "\xE2\x80\xA8") == 0 || s.compare(i, 3, "\xE2\x80\xA9") == 0)
+                length = 3;
+            if (length == 0)
+                continue;
+            checkListSize(lines.size() + 1);
+            lines.emplace_back(text.slice(start, i - start));
+            i += length - 1;
+            start = i + 1;
+        }
         if (start < s.size())
             lines.emplace_back(text.slice(start, s.size() - start));
         return Value(std::move(lines));
