@@ -65,6 +65,7 @@ class TestJinja : public QObject {
     void boundsTime();
     void lexesLongLinesInLinearTime();
     void conversationFromJsonMarksWhatPeopleTyped();
+    void emptyLoopsAreCheap();
 };
 
 void TestJinja::renders_data() {
@@ -91,6 +92,10 @@ void TestJinja::renders_data() {
         "{% set a = namespace() %}{% set a.x = a %}"
         "{% set b = namespace() %}{% set b.x = b %}{{ a == b }} {{ a == a }}",
         "False True");
+    row("loop inside a nested loop",
+        "{% for a in [1, 2] %}{% for b in [3] %}{{ loop.index }}{% endfor %}{{ loop.last }}"
+        "{% endfor %}",
+        "1False1True");
     // Where jinja2 differed (each expectation is jinja2's, under transformers' settings).
     row("caller sees the call block's scope",
         "{% set x = 'outer' %}{% macro m(x) %}{{ caller() }}{% endmacro %}"
@@ -494,6 +499,16 @@ void TestJinja::conversationFromJsonMarksWhatPeopleTyped() {
     QVERIFY(!out.userAt(s.find("<|assistant|>") + 3));
     for (size_t i = s.find("<|k|>"); i < s.size(); ++i)
         QVERIFY2(out.userAt(i), qPrintable(QString("byte %1").arg(i)));
+}
+
+// An iteration built a 12-entry loop object and a closure even when nothing used them: a million
+// empty iterations took 2.7 s here, now 0.2 s (the object is built only where `loop` is named).
+void TestJinja::emptyLoopsAreCheap() {
+    QElapsedTimer timer;
+    timer.start();
+    QCOMPARE(render("{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}"),
+             std::string());
+    QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed()) + " ms"));
 }
 
 QTEST_GUILESS_MAIN(TestJinja)

@@ -75,6 +75,7 @@ struct Node {
     std::string name;       // Macro
     std::vector<std::string> parameters;
     std::vector<ExprPtr> defaults;  // one per parameter, null where none
+    bool namesLoop = false;  // For: its body names `loop` (else the loop object is not built)
 };
 
 }  // namespace inferlens::jinja

@@ -303,36 +303,44 @@ void Evaluator::executeFor(const Node& node, TaggedText& out) {
     const int64_t length = int64_t(items.size());
     for (int64_t i = 0; i < length; ++i) {
         step(node.where);  // an empty body still costs: nested loops must not run unbounded
-        auto loop = std::make_shared<Dict>();
-        loop->set("index", Value(i + 1));
-        loop->set("index0", Value(i));
-        loop->set("revindex", Value(length - i));
-        loop->set("revindex0", Value(length - i - 1));
-        loop->set("first", Value(i == 0));
-        loop->set("last", Value(i == length - 1));
-        loop->set("length", Value(length));
-        loop->set("depth", Value(int64_t(1)));
-        loop->set("depth0", Value(int64_t(0)));
-        loop->set("previtem",
-                  i > 0 ? items[size_t(i - 1)] : Value::undefined("there is no previous item"));
-        loop->set("nextitem", i + 1 < length ? items[size_t(i + 1)]
-                                             : Value::undefined("there is no next item"));
-        auto cycle = std::make_shared<Callable>();
-        cycle->name = "loop.cycle";
-        cycle->call = [i](const CallArguments& args) {
-            if (args.positional.empty())
-                throw RuntimeProblem("loop.cycle needs at least one value");
-            return args.positional[size_t(i) % args.positional.size()];
-        };
-        loop->set("cycle", Value(std::shared_ptr<const Callable>(std::move(cycle))));
         frames_.emplace_back();
-        assign("loop", Value(std::move(loop)));
+        if (node.namesLoop)
+            assign("loop", loopObject(items, i));
         bindTargets(items[size_t(i)]);
         const Flow flow = execute(node.bodies[0], out);
         frames_.pop_back();
         if (flow == Flow::Break)
             break;
     }
+}
+
+// jinja2's loop variable, built only for loops whose body names it: it costs more than the rest
+// of an empty iteration.
+Value Evaluator::loopObject(const List& items, int64_t i) {
+    const int64_t length = int64_t(items.size());
+    auto loop = std::make_shared<Dict>();
+    loop->set("index", Value(i + 1));
+    loop->set("index0", Value(i));
+    loop->set("revindex", Value(length - i));
+    loop->set("revindex0", Value(length - i - 1));
+    loop->set("first", Value(i == 0));
+    loop->set("last", Value(i == length - 1));
+    loop->set("length", Value(length));
+    loop->set("depth", Value(int64_t(1)));
+    loop->set("depth0", Value(int64_t(0)));
+    loop->set("previtem",
+              i > 0 ? items[size_t(i - 1)] : Value::undefined("there is no previous item"));
+    loop->set("nextitem",
+              i + 1 < length ? items[size_t(i + 1)] : Value::undefined("there is no next item"));
+    auto cycle = std::make_shared<Callable>();
+    cycle->name = "loop.cycle";
+    cycle->call = [i](const CallArguments& args) {
+        if (args.positional.empty())
+            throw RuntimeProblem("loop.cycle needs at least one value");
+        return args.positional[size_t(i) % args.positional.size()];
+    };
+    loop->set("cycle", Value(std::shared_ptr<const Callable>(std::move(cycle))));
+    return Value(std::move(loop));
 }
 
 void Evaluator::executeSet(const Node& node, Value value) {

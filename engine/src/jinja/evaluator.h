@@ -28,6 +28,7 @@ class Evaluator {
     Flow execute(const Body& body, TaggedText& out);
     Flow execute(const Node& node, TaggedText& out);
     void executeFor(const Node& node, TaggedText& out);
+    Value loopObject(const List& items, int64_t i);
     void executeSet(const Node& node, Value value);
     Value defineMacro(const Node& node);
     Value callMacro(const Node& macro, const CallArguments& args);

@@ -249,7 +249,9 @@ class Parser {
             fail(peek(), "recursive loops are not supported");
         expectBlockEnd();
         std::string found;
+        const int loopNamesBefore = loopNames_;
         node.bodies.push_back(parseBody({"else", "endfor"}, found, &keyword));
+        node.namesLoop = loopNames_ != loopNamesBefore;
         if (found == "else") {
             expectBlockEnd();
             node.bodies.push_back(parseBody({"endfor"}, found, &keyword));
@@ -497,6 +499,7 @@ class Parser {
                     }
                 auto e = make(ExprKind::Name, token.where);
                 e->name = token.text;
+                loopNames_ += e->name == "loop";
                 return e;
             }
             case TokenKind::String: {
@@ -687,6 +690,7 @@ class Parser {
     const std::string& name_;
     size_t pos_ = 0;
     int depth_ = 0;
+    int loopNames_ = 0;  // `loop` names parsed so far
 };
 
 }  // namespace
