@@ -403,6 +403,13 @@ void TestJinja::refusesHostileTemplates_data() {
                           << "exceed";
     QTest::newRow("list repr") << QByteArray("{% set s = 'a' * 16000000 %}{{ [s] * 300 }}")
                                << "exceed";
+    QTest::newRow("percent format")
+        << QByteArray("{% set s = 'a' * 16000000 %}{{ ('%s' * 100) % ([s] * 100) }}") << "exceed";
+    QTest::newRow("str.format") << QByteArray(
+                                       "{% set s = 'a' * 16000000 %}{{ '{0}{0}'.format(s) }}")
+                                << "exceed";
+    QTest::newRow("str.join") << QByteArray("{% set s = 'a' * 16000000 %}{{ ''.join([s, s]) }}")
+                              << "exceed";
     QTest::newRow("iterating a long string")
         << QByteArray("{% for c in 'a' * 16000000 %}{% endfor %}") << "exceed 1000000 items";
     QTest::newRow("split into many parts")

@@ -88,6 +88,7 @@ Value formatMethod(const Value& self, const CallArguments& args) {
         if (value == nullptr)
             throw RuntimeProblem("format: no argument for '{" + field + "}'");
         result.append(value->toText());
+        checkTextSize(result.size());
         i = close;
     }
     return Value(std::move(result));
@@ -168,6 +169,7 @@ Value stringMethod(const std::string& name, const Value& self, const CallArgumen
             if (!first)
                 joined.append(text);
             joined.append(item.asText());
+            checkTextSize(joined.size());
             first = false;
         }
         return Value(std::move(joined));

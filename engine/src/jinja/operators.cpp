@@ -86,6 +86,7 @@ Value percentFormat(const TaggedText& pattern, const Value& args) {
                 std::to_string(value.isFloat() ? int64_t(value.asDouble()) : value.asInt()));
         else
             throw RuntimeProblem(std::string("unsupported format character '") + conversion + "'");
+        checkTextSize(result.size());
     }
     if (next < values.size())
         throw RuntimeProblem("not all arguments converted during string formatting");
