@@ -20,6 +20,14 @@ Evaluator::Evaluator(const std::string& templateName, const RenderOptions& optio
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                     std::chrono::duration<double>(options.limits.maxSeconds))) {}
 
+// A namespace may hold itself (`set ns.me = ns`): the cycle of shared pointers is broken here, or
+// every such rendering would leak.
+Evaluator::~Evaluator() {
+    for (const std::weak_ptr<Dict>& weak : namespaces_)
+        if (const std::shared_ptr<Dict> space = weak.lock())
+            std::vector<std::pair<Value, Value>>().swap(space->entries);
+}
+
 TaggedText Evaluator::run(const Body& body, const Variables& variables) {
     const BuildLimitsScope limits(
         {options_.limits.maxTextBytes, size_t(std::max<int64_t>(options_.limits.maxListItems, 0))});
@@ -135,9 +143,11 @@ Value Evaluator::builtin(const std::string& name) const {
     }
     if (name == "namespace" || name == "dict") {
         const bool isNamespace = name == "namespace";
-        return make([isNamespace](const CallArguments& args) {
+        return make([this, isNamespace](const CallArguments& args) {
             auto dict = std::make_shared<Dict>();
             dict->isNamespace = isNamespace;
+            if (isNamespace)
+                namespaces_.push_back(dict);
             for (const Value& initial : args.positional)
                 if (initial.isDict())
                     for (const auto& [key, value] : initial.asDict().entries)

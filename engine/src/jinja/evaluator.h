@@ -5,6 +5,7 @@
 // top-level variables.
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,9 @@ namespace inferlens::jinja {
 class Evaluator {
   public:
     Evaluator(const std::string& templateName, const RenderOptions& options);
+    ~Evaluator();
+    Evaluator(const Evaluator&) = delete;
+    Evaluator& operator=(const Evaluator&) = delete;
 
     TaggedText run(const Body& body, const Variables& variables);
 
@@ -58,6 +62,8 @@ class Evaluator {
     int64_t steps_ = 0;
     int callDepth_ = 0;
     int nesting_ = 0;
+    // Every namespace() made, emptied at the end (they may hold themselves); builtin() adds.
+    mutable std::vector<std::weak_ptr<Dict>> namespaces_;
 };
 
 }  // namespace inferlens::jinja
