@@ -66,6 +66,7 @@ class TestJinja : public QObject {
     void lexesLongLinesInLinearTime();
     void conversationFromJsonMarksWhatPeopleTyped();
     void emptyLoopsAreCheap();
+    void boundsAllStringsAndListsMade();
 };
 
 void TestJinja::renders_data() {
@@ -516,6 +517,29 @@ void TestJinja::emptyLoopsAreCheap() {
     QCOMPARE(render("{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}"),
              std::string());
     QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed()) + " ms"));
+}
+
+// Many strings and lists, each under the size limits, kept in a namespace: 100 copies of a
+// 16 MB string would take 1.6 GB, 100 lists of range(1000000) 10 GB.
+void TestJinja::boundsAllStringsAndListsMade() {
+    RenderOptions options;
+    options.limits.maxBytesMade = size_t(64) << 20;
+    const auto fails = [&](const char* source) {
+        try {
+            Template(source, "test").render({}, options);
+            QFAIL(qPrintable(QString("no error for ") + source));
+        } catch (const JinjaError& error) {
+            QVERIFY2(QString(error.what()).contains("bytes of strings and lists"), error.what());
+        }
+    };
+    fails(
+        "{% set ns = namespace(l=[]) %}{% set s = 'a' * 10000000 %}{% for i in range(10) %}"
+        "{% set ns.l = ns.l + [s ~ i] %}{% endfor %}");
+    fails(
+        "{% set ns = namespace(l=[]) %}{% for i in range(10) %}"
+        "{% set ns.l = ns.l + [range(1000000)] %}{% endfor %}");
+    QCOMPARE(Template("{{ ('a' * 1000000)|length }}", "test").render({}, options).text(),
+             std::string("1000000"));
 }
 
 QTEST_GUILESS_MAIN(TestJinja)

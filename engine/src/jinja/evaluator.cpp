@@ -29,8 +29,9 @@ Evaluator::~Evaluator() {
 }
 
 TaggedText Evaluator::run(const Body& body, const Variables& variables) {
-    const BuildLimitsScope limits(
-        {options_.limits.maxTextBytes, size_t(std::max<int64_t>(options_.limits.maxListItems, 0))});
+    const BuildLimitsScope limits({options_.limits.maxTextBytes,
+                                   size_t(std::max<int64_t>(options_.limits.maxListItems, 0)),
+                                   options_.limits.maxBytesMade});
     frames_.assign(1, Frame{});
     base_ = 0;
     for (const auto& [key, value] : variables)

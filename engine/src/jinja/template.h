@@ -10,9 +10,10 @@
 // Templates come from downloaded files, so both are bounded. Parsing: 200 levels of brackets and
 // statements, expression trees 500 deep (long chains a + b + ..., x|f|g, x[0][0]). Rendering: the
 // RenderLimits below (steps and wall-clock time; nesting and macro depth; bytes of any one string
-// and items of any one list, checked as each builder grows), lists and dicts 1000 levels inside
-// each other. What is not bounded: the sum of all values alive at once (many strings each under
-// the limit): that is left to the time limit, and std::bad_alloc becomes a JinjaError.
+// and items of any one list, checked as each builder grows; all strings and lists made, summed),
+// lists and dicts 1000 levels inside each other. Not counted in maxBytesMade: the output and a
+// builder's partial result (each under maxTextBytes), dicts' entries (as many as the template
+// writes). std::bad_alloc, as a last resort, becomes a JinjaError.
 
 #include <ctime>
 #include <memory>
@@ -36,6 +37,9 @@ struct RenderLimits {
     int maxNesting = 2000;
     // Any one list: range(), split(), [x] * n, list + list, a string's characters.
     int64_t maxListItems = 1'000'000;
+    // All strings and lists made during the rendering, summed, alive or not: many values each
+    // under the limits above must not add up to all of memory.
+    size_t maxBytesMade = size_t(1) << 30;
 };
 
 struct RenderOptions {

@@ -71,8 +71,10 @@ Value Value::tuple(List items) {
 Value::Value(bool b) : kind_(Kind::Bool), bool_(b) {}
 Value::Value(int64_t i) : kind_(Kind::Int), int_(i) {}
 Value::Value(double d) : kind_(Kind::Float), double_(d) {}
-Value::Value(TaggedText s)
-    : kind_(Kind::String), text_(std::make_shared<const TaggedText>(std::move(s))) {}
+Value::Value(TaggedText s) : kind_(Kind::String) {
+    chargeBytesMade(s.size());
+    text_ = std::make_shared<const TaggedText>(std::move(s));
+}
 
 const TaggedText& Value::emptyText() {
     static const TaggedText empty;
@@ -98,6 +100,7 @@ Value::Value(List list) : kind_(Kind::List) {
     for (const Value& item : list)
         deepest = std::max(deepest, item.nesting_);
     nesting_ = nestingAbove(deepest);
+    chargeBytesMade(list.size() * sizeof(Value));
     list_ = std::make_shared<const List>(std::move(list));
 }
 
