@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "display_text.h"
 #include "support/test_models.h"
 #include "trace_reader.h"
 
@@ -115,7 +116,9 @@ class TestTraceReader : public QObject {
             const int chosen = sampling[i].chosenIndex;
             if (chosen >= 0) {
                 QCOMPARE(sampling[i].candidates[size_t(chosen)].id, generated[i].chip.id);
-                QCOMPARE(sampling[i].candidates[size_t(chosen)].label, generated[i].chip.piece);
+                // The candidate's label is what the chosen token's piece spells.
+                QCOMPARE(sampling[i].candidates[size_t(chosen)].label,
+                         widgets::tokenDisplayText(generated[i].chip.piece, {}, false));
             }
         }
 
