@@ -12,6 +12,7 @@
 #include "core/dtype.h"
 #include "core/error.h"
 #include "decoding/beam_search.h"
+#include "display_text.h"
 #include "evaluation/cache_divergence.h"
 #include "generator.h"
 #include "models/memory_estimate.h"
@@ -442,9 +443,12 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
                                              row.residualNorm,
                                              probe_->stepAttentionEntropy(int(row.layer)),
                                              {}};
+                    // Labelled as the sampling chart labels candidates: what the piece spells.
                     for (size_t i = 0; i < row.ids.size(); ++i)
-                        layer.top.push_back({QString::fromStdString(tokenizer_->piece(row.ids[i])),
-                                             row.probabilities[i]});
+                        layer.top.push_back(
+                            {widgets::tokenDisplayText(
+                                 QString::fromStdString(tokenizer_->piece(row.ids[i])), {}, false),
+                             row.probabilities[i]});
                     snapshot.layers.push_back(std::move(layer));
                 }
                 emit lensStep(snapshot);
