@@ -129,7 +129,6 @@ int main(int argc, char** argv) {
     options.compareCache = parser.isSet(compareCache);
 
     inferlens::gui::MainWindow window(options);
-    window.resize(1600, 1000);
-    window.show();
+    window.showOnScreen();
     return app.exec();
 }

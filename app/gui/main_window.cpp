@@ -193,6 +193,11 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
+void MainWindow::showOnScreen() {
+    resize(options_.windowSize.isValid() ? options_.windowSize : QSize(1600, 1000));
+    show();
+}
+
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(QString());
     QAction* openFile = file->addAction(QString(), this, [this] { openModelDialog(false); });

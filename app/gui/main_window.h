@@ -5,6 +5,7 @@
 
 #include <QLabel>
 #include <QMainWindow>
+#include <QSize>
 #include <QStringList>
 #include <functional>
 #include <optional>
@@ -66,6 +67,9 @@ struct StartupOptions {
     int window = -1;
     int sinks = 4;
     bool compareCache = false;  // after the generation, compare with an exact cache
+    QString workspace;  // "chat", "sampling", "attention", "teaching"; empty: the last one used
+    QSize windowSize;   // invalid: fitted to the screen the window opens on
+    QString draftQuestion;  // typed into the chat's input, not sent (scripts/run.sh)
 };
 
 class MainWindow : public QMainWindow {
@@ -74,6 +78,10 @@ class MainWindow : public QMainWindow {
   public:
     explicit MainWindow(StartupOptions options, QWidget* parent = nullptr);
     ~MainWindow() override;
+
+    // Shows the window: options.windowSize when given, else the saved geometry when it fits the
+    // screen, else sized from the screen's available geometry; then lays out the workspace.
+    void showOnScreen();
 
     // For the end-to-end test: what the panels received during the last generation.
     bool modelReady() const { return modelReady_; }
