@@ -2,131 +2,106 @@
 // let tests and the documentation run it without anyone at the keyboard.
 
 #include <QApplication>
-#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QtGlobal>
+#include <cstdio>
 
 #include "language.h"
 #include "main_window.h"
+#include "startup_options.h"
 
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("InferLens"));
-    QApplication::setApplicationName(QStringLiteral("InferLens"));
-    QApplication::setApplicationVersion(QStringLiteral(INFERLENS_VERSION));
+namespace {
 
-    const QCommandLineOption languageOption(
-        "lang", QStringLiteral("Interface language: en, zh_CN or system."), "language");
-    // The language must be known before the first translated string is made.
+QStringList arguments(int argc, char** argv) {
+    QStringList list;
+    for (int i = 0; i < argc; ++i)
+        list << QString::fromLocal8Bit(argv[i]);
+    return list;
+}
+
+// Whether QApplication can open a window. Without a platform, Qt's xcb plugin aborts with a core
+// dump and a message about plugins; this says what is missing instead. Only X11 and Wayland
+// systems need a display variable, and a chosen platform (QT_QPA_PLATFORM, -platform) is Qt's.
+bool displayAvailable(const QStringList& args) {
+#if defined(Q_OS_UNIX) && !defined(Q_OS_DARWIN)
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+           !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") ||
+           args.contains(QLatin1String("-platform"));
+#else
+    Q_UNUSED(args);
+    return true;
+#endif
+}
+
+// Names, version and the interface language, before the first translated string is made.
+void setUp(int argc, char** argv) {
+    QCoreApplication::setOrganizationName(QStringLiteral("InferLens"));
+    QCoreApplication::setApplicationName(QStringLiteral("InferLens"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(INFERLENS_VERSION));
     QString language = inferlens::gui::languageSetting();
     for (int i = 1; i + 1 < argc; ++i)
         if (QString::fromLocal8Bit(argv[i]) == QLatin1String("--lang"))
             language = QString::fromLocal8Bit(argv[i + 1]);
     inferlens::gui::installTranslator(language);
+}
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QApplication::translate(
-        "main", "Chat with a local language model and watch what happens inside."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption model("model", QApplication::translate("main", "Model to open."),
-                                   "path");
-    const QCommandLineOption prompt(
-        "prompt", QApplication::translate("main", "Send TEXT as the user's chat message."), "text");
-    const QCommandLineOption maxTokens(
-        "max-tokens", QApplication::translate("main", "Tokens to generate at most."), "n");
-    const QCommandLineOption screenshot(
-        "screenshot",
-        QApplication::translate("main", "After generation, save the window (1600×1000) as PNG."),
-        "file.png");
-    const QCommandLineOption quit(
-        "quit-after-generation",
-        QApplication::translate("main", "Exit when the generation ends (0 on success)."));
-    const QCommandLineOption trace(
-        "trace",
-        QApplication::translate("main", "Replay a trace (JSON lines) instead of loading a model."),
-        "file.jsonl");
-    const QCommandLineOption panels(
-        "panels",
-        QApplication::translate("main",
-                                "Bring these docks (object names, comma-separated) to the "
-                                "front before the screenshot."),
-        "names");
-    const QCommandLineOption lens("logit-lens",
-                                  QApplication::translate("main", "Compute the logit lens."));
-    const QCommandLineOption kvExperiment(
-        "kv-experiment",
-        QApplication::translate(
-            "main", "After the generation, run the KV cache on/off experiment with N tokens."),
-        "n");
-    const QCommandLineOption attentionKernels(
-        "attention-kernels",
-        QApplication::translate(
-            "main", "After the generation, time the fused and the reference attention kernels."));
-    const QCommandLineOption device(
-        "device",
-        QApplication::translate("main",
-                                "Run the model on cpu, cuda or cuda:N (default: the "
-                                "Device menu's last choice)."),
-        "device");
-    const QCommandLineOption tourStep(
-        "tour-step", QApplication::translate("main", "Show step N of the guided tour."), "n");
-    const QCommandLineOption beams(
-        "beams", QApplication::translate("main", "Answer by beam search with N beams."), "n");
-    const QCommandLineOption grammar(
-        "grammar",
-        QApplication::translate("main",
-                                "The answer follows this grammar (a .json file: a JSON schema)."),
-        "file");
-    const QCommandLineOption kvType(
-        "kv-type",
-        QApplication::translate("main", "Store the CPU's KV cache as f32, f16 or int8 (this run)."),
-        "type");
-    const QCommandLineOption windowOption(
-        "window",
-        QApplication::translate("main",
-                                "A sliding KV cache of the last N tokens (0: none; this run)."),
-        "n");
-    const QCommandLineOption sinks(
-        "sinks",
-        QApplication::translate("main", "The first tokens a sliding KV cache keeps (default 4)."),
-        "n");
-    const QCommandLineOption compareCache(
-        "compare-cache",
-        QApplication::translate(
-            "main", "After the generation, compare the last step with an exact KV cache."));
-    parser.addOptions({model, prompt, maxTokens, screenshot, quit, trace, panels, lens,
-                       kvExperiment, attentionKernels, tourStep, device, beams, grammar, kvType,
-                       windowOption, sinks, compareCache, languageOption});
-    parser.process(app);
+int invalidValue(const QString& message) {
+    std::fprintf(stderr, "inferlens: %s\n", qPrintable(message));
+    return 2;
+}
 
+// --help, --version, an invalid value, or no display: answered on the terminal by a
+// QCoreApplication, which needs no display but translates as the window would.
+int answerWithoutWindow(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    setUp(argc, argv);
+    inferlens::gui::StartupCommandLine commandLine;
+    // Qt's own switches are still there (no QGuiApplication took them out): not an error here.
+    QCommandLineParser& parser = commandLine.parser();
+    parser.parse(app.arguments());
+    if (parser.isSet("version"))
+        parser.showVersion();
+    if (parser.isSet("help"))
+        parser.showHelp();
+    if (parser.isSet("help-all"))
+        parser.process(app);  // the only way to list Qt's options too
     inferlens::gui::StartupOptions options;
-    options.model = parser.value(model);
-    options.prompt = parser.value(prompt);
-    options.maxTokens = parser.value(maxTokens).toInt();
-    options.screenshot = parser.value(screenshot);
-    options.quitAfterGeneration = parser.isSet(quit);
-    options.trace = parser.value(trace);
-    options.panels = parser.value(panels).split(',', Qt::SkipEmptyParts);
-    options.logitLens = parser.isSet(lens);
-    options.kvExperiment = parser.value(kvExperiment).toInt();
-    options.attentionKernels = parser.isSet(attentionKernels);
-    options.device = parser.value(device);
-    options.tourStep = parser.value(tourStep).toInt();
-    options.beams = parser.value(beams).toInt();
-    options.grammar = parser.value(grammar);
-    options.kvType = parser.value(kvType);
-    for (const auto& [option, target] :
-         {std::pair{&windowOption, &options.window}, std::pair{&sinks, &options.sinks}}) {
-        if (!parser.isSet(*option))
-            continue;
-        bool number = false;
-        *target = parser.value(*option).toInt(&number);
-        if (!number || *target < 0) {
-            std::fprintf(stderr, "inferlens: --%s needs a number of tokens, not '%s'\n",
-                         qPrintable(option->names().first()), qPrintable(parser.value(*option)));
-            return 2;
-        }
+    if (const QString error = commandLine.read(options); !error.isEmpty())
+        return invalidValue(error);
+    std::fprintf(
+        stderr, "inferlens: %s\n",
+        qPrintable(QCoreApplication::translate(
+            "main",
+            "no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\n"
+            "A --screenshot run needs none: start it with QT_QPA_PLATFORM=offscreen.\n"
+            "inferlens-cli (info, tokenize, chat, ...) works without a display.")));
+    return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // Parsed once before any application object: QApplication would abort without a display
+    // before --help could answer. Qt's own switches (-platform ...) are still in argv here, so
+    // unknown options are left for the real parse below.
+    {
+        const QStringList args = arguments(argc, argv);
+        inferlens::gui::StartupCommandLine commandLine;
+        commandLine.parser().parse(args);
+        inferlens::gui::StartupOptions options;
+        if (commandLine.asksForHelpOrVersion() || !commandLine.read(options).isEmpty() ||
+            !displayAvailable(args))
+            return answerWithoutWindow(argc, argv);
     }
-    options.compareCache = parser.isSet(compareCache);
+
+    QApplication app(argc, argv);
+    setUp(argc, argv);
+    inferlens::gui::StartupCommandLine commandLine;
+    commandLine.parser().process(app);
+    inferlens::gui::StartupOptions options;
+    if (const QString error = commandLine.read(options); !error.isEmpty())
+        return invalidValue(error);
 
     inferlens::gui::MainWindow window(options);
     window.showOnScreen();
