@@ -11,6 +11,7 @@
 #include "attention_head_grid_widget.h"
 #include "attention_heatmap_widget.h"
 #include "attention_overview_widget.h"
+#include "layout_checks.h"
 
 using namespace inferlens::widgets;
 
@@ -28,6 +29,33 @@ AttentionMatrix causal(int layer, int head, int firstQuery, int queryCount, int 
         }
     }
     return m;
+}
+
+// A ChatGLM answer's tokens: 1 to 12 characters, Chinese among them, whitespace made visible.
+QStringList realisticTokens(int count) {
+    const QStringList pieces{"[gMASK]",   "sop",       "<|user|>",   "\n",           "春晓",
+                             "的",        " poem",     "作者",       " Meng",        "haoran",
+                             " 孟浩然",   ",",         " spring",    "。",           "处处",
+                             "闻啼鸟",    " tomorrow", "s",          "夜来",         "风雨声",
+                             " fortunes", "1",         "花落知多少", "<|assistant|>"};
+    QStringList tokens;
+    for (int i = 0; i < count; ++i)
+        tokens << pieces[i % pieces.size()];
+    return tokens;
+}
+
+void fillOverview(AttentionOverviewWidget& overview, int layers, int heads) {
+    std::vector<float> values;
+    for (int i = 0; i < layers * heads; ++i)
+        values.push_back(0.2f + 3.1f * float((i * 37) % 101) / 101.0f);
+    overview.setMetricName(QStringLiteral("entropy (nats)"));
+    overview.setValues(layers, heads, std::move(values));
+}
+
+// A text pixel: the text colour (pure red) or anti-aliased towards it on any background the panels
+// use (white, grey, viridis: none of them red).
+bool isTextPixel(QRgb p) {
+    return qRed(p) - std::max(qGreen(p), qBlue(p)) > 80;
 }
 
 QColor pixelAtCentre(QWidget& widget, const QRect& cell) {
@@ -323,6 +351,158 @@ class TestWidgetAttention : public QObject {
         AttentionMatrix uniform{0, 0, 0, 2, 4, {0.25f, 0.25f, 0.25f, 0.25f, 1, 0, 0, 0}};
         QCOMPARE(AttentionOverviewWidget::meanRowEntropy(uniform), float(std::log(4.0) / 2));
         QCOMPARE(AttentionOverviewWidget::meanRowMaximum(uniform), 0.625f);
+    }
+
+    void heatmapTextsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("tokens");
+        QTest::addColumn<int>("selected");
+        for (const QSize size : testing::layoutSizes()) {
+            for (const int tokens : {8, 64, 300}) {
+                QTest::addRow("%dx%d, %d tokens", size.width(), size.height(), tokens)
+                    << size << tokens << tokens / 3;
+            }
+        }
+    }
+
+    void heatmapTextsNeverOverprint() {
+        QFETCH(QSize, size);
+        QFETCH(int, tokens);
+        QFETCH(int, selected);
+        AttentionHeatmapWidget map;
+        map.resize(size);
+        map.setMatrix(causal(27, 31, 0, tokens, tokens));
+        map.setTokenLabels(realisticTokens(tokens));
+        map.setSelectedPosition(selected);
+        for (const bool log : {false, true}) {
+            map.setLogScale(log);
+            const DrawnTexts texts = map.drawnTexts();
+            const QString problems = testing::layoutProblems(texts, map.rect(), map.dataArea());
+            QVERIFY2(problems.isEmpty(), qPrintable(problems));
+            QVERIFY(!map.colourBarArea().intersects(map.dataArea()));
+            QVERIFY(map.rect().contains(map.colourBarArea()));
+            // The map is labelled on both axes, and the selected position stays labelled.
+            const auto count = [&](const QString& label) {
+                return std::count_if(texts.begin(), texts.end(), [&](const DrawnText& t) {
+                    return t.kind == DrawnText::Kind::TickLabel && t.text == label;
+                });
+            };
+            QVERIFY(std::count_if(texts.begin(), texts.end(), [](const DrawnText& t) {
+                        return t.kind == DrawnText::Kind::TickLabel;
+                    }) >= 4);
+            const QString selectedLabel = realisticTokens(tokens)[selected];
+            if (QFontMetrics(map.font()).horizontalAdvance(selectedLabel) < 40)
+                QCOMPARE(count(selectedLabel) >= 2, true);  // its row and its column
+        }
+    }
+
+    // What the heat map says it drew is what it drew: every pixel of text colour lies in a reported
+    // text box, and every reported box holds text.
+    void heatmapReportsTheTextsItDraws_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("260x220") << QSize(260, 220);
+        QTest::newRow("640x480") << QSize(640, 480);
+        QTest::newRow("1200x800") << QSize(1200, 800);
+    }
+
+    void heatmapReportsTheTextsItDraws() {
+        QFETCH(QSize, size);
+        AttentionHeatmapWidget map;
+        QPalette palette = map.palette();
+        palette.setColor(QPalette::WindowText, Qt::red);
+        palette.setColor(QPalette::Window, Qt::white);
+        palette.setColor(QPalette::Highlight, Qt::blue);
+        map.setPalette(palette);
+        map.resize(size);
+        map.setMatrix(causal(0, 0, 0, 64, 64));
+        map.setTokenLabels(realisticTokens(64));
+        map.setSelectedPosition(20);
+        const QImage image = map.grab().toImage().convertToFormat(QImage::Format_RGB32);
+        QCOMPARE(image.size(), size);  // device pixel ratio 1
+        const DrawnTexts texts = map.drawnTexts();
+        const QRect bar = map.colourBarArea();
+        std::vector<int> inked(texts.size(), 0);
+        for (int y = 0; y < image.height(); ++y) {
+            for (int x = 0; x < image.width(); ++x) {
+                if (!isTextPixel(image.pixel(x, y)) || bar.contains(x, y))
+                    continue;
+                bool inside = false;
+                for (size_t i = 0; i < texts.size(); ++i) {
+                    // Half a pixel of anti-aliasing either side of a box.
+                    if (texts[i].rect.adjusted(-1, -1, 1, 1).contains(QPointF(x + 0.5, y + 0.5))) {
+                        inside = true;
+                        ++inked[i];
+                    }
+                }
+                QVERIFY2(inside, qPrintable(QStringLiteral("text pixel at %1,%2 outside every "
+                                                           "reported text")
+                                                .arg(x)
+                                                .arg(y)));
+            }
+        }
+        for (size_t i = 0; i < texts.size(); ++i) {
+            const bool blank = texts[i].text.trimmed().isEmpty();
+            QVERIFY2(blank || inked[i] > 0, qPrintable(testing::describe(texts[i])));
+        }
+    }
+
+    void overviewTextsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("layers");
+        QTest::addColumn<int>("heads");
+        for (const QSize size : testing::layoutSizes()) {
+            QTest::addRow("%dx%d, 28x16", size.width(), size.height()) << size << 28 << 16;
+            QTest::addRow("%dx%d, 40x64", size.width(), size.height()) << size << 40 << 64;
+        }
+    }
+
+    void overviewTextsNeverOverprint() {
+        QFETCH(QSize, size);
+        QFETCH(int, layers);
+        QFETCH(int, heads);
+        AttentionOverviewWidget overview;
+        overview.resize(size);
+        fillOverview(overview, layers, heads);
+        overview.setSelected(layers - 1, heads - 1);
+        const DrawnTexts texts = overview.drawnTexts();
+        const QString problems =
+            testing::layoutProblems(texts, overview.rect(), overview.dataArea());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        QVERIFY(!overview.dataArea().isEmpty());
+        QVERIFY(!overview.colourBarArea().intersects(overview.dataArea()));
+        QVERIFY(overview.rect().contains(overview.colourBarArea()));
+        QVERIFY(std::count_if(texts.begin(), texts.end(), [](const DrawnText& t) {
+                    return t.kind == DrawnText::Kind::TickLabel;
+                }) >= 4);
+    }
+
+    void headGridTextsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("heads");
+        for (const QSize size : testing::layoutSizes()) {
+            for (const int heads : {2, 16, 32})
+                QTest::addRow("%dx%d, %d heads", size.width(), size.height(), heads)
+                    << size << heads;
+        }
+    }
+
+    void headGridTextsNeverOverprint() {
+        QFETCH(QSize, size);
+        QFETCH(int, heads);
+        AttentionHeadGridWidget grid;
+        grid.resize(size);
+        for (int head = 0; head < heads; ++head)
+            grid.setMatrix(causal(27, head, 0, 40, 40));
+        const DrawnTexts texts = grid.drawnTexts();
+        const QString problems = testing::layoutProblems(texts, grid.rect(), grid.dataArea());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        for (int head = 0; head < heads; ++head) {
+            QVERIFY(grid.dataArea().contains(grid.thumbnailRect(head)));
+            QVERIFY(grid.rect().contains(grid.thumbnailRect(head)));
+            for (const DrawnText& t : texts)
+                QVERIFY2(!t.rect.intersects(grid.thumbnailRect(head)),
+                         qPrintable(testing::describe(t)));
+        }
     }
 };
 

@@ -140,11 +140,13 @@ void AttentionHeadGridWidget::layOut() const {
     }
     layoutValid_ = true;
     rects_.clear();
+    texts_.clear();
     const int n = headCount();
     if (n == 0) {
         return;
     }
-    const int label = fontMetrics().height();
+    const QFontMetrics metrics = fontMetrics();
+    const int label = metrics.height();
     const QRect area = rect().adjusted(kMargin, kMargin + label + 4, -kMargin, -kMargin);
     // The column count that gives the largest square thumbnails in this area.
     int bestColumns = 1, bestSide = 0;
@@ -163,6 +165,39 @@ void AttentionHeadGridWidget::layOut() const {
         rects_.emplace_back(area.left() + column * (bestSide + kGap),
                             area.top() + row * (bestSide + label + kGap), bestSide, bestSide);
     }
+    texts_.push_back(placeText(metrics,
+                               metrics.elidedText(tr("Layer %1 · %2 heads").arg(layer_).arg(n),
+                                                  Qt::ElideRight, width() - 2 * kMargin),
+                               kMargin, kMargin + label / 2, Qt::AlignLeft,
+                               DrawnText::Kind::Title));
+    // A caption under each thumbnail, no wider than the thumbnail and its gap: "head 12" when it
+    // fits, else the number alone.
+    const int captionWidth = bestSide + kGap - 2;
+    for (int head = 0; head < n; ++head) {
+        const QRect& r = rects_[size_t(head)];
+        QString caption = tr("head %1").arg(head);
+        if (metrics.horizontalAdvance(caption) > captionWidth) {
+            caption = metrics.elidedText(QString::number(head), Qt::ElideRight, captionWidth);
+        }
+        placeIfFree(texts_,
+                    placeText(metrics, caption, r.center().x() + 1, r.bottom() + 1 + label / 2,
+                              Qt::AlignHCenter, DrawnText::Kind::TickLabel),
+                    rect());
+    }
+}
+
+QRect AttentionHeadGridWidget::dataArea() const {
+    layOut();
+    QRect bounds;
+    for (const QRect& r : rects_) {
+        bounds |= r;
+    }
+    return bounds;
+}
+
+DrawnTexts AttentionHeadGridWidget::drawnTexts() const {
+    layOut();
+    return drawnTextsOf(texts_);
 }
 
 QRect AttentionHeadGridWidget::thumbnailRect(int head) const {
@@ -203,16 +238,11 @@ bool AttentionHeadGridWidget::event(QEvent* event) {
 void AttentionHeadGridWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
-    const QFontMetrics metrics = fontMetrics();
     if (heads_.empty()) {
         paintPlaceholder(painter, *this, tr("No attention heads yet"));
         return;
     }
     layOut();
-    painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, metrics.height()),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("Layer %1 · %2 heads").arg(layer_).arg(headCount()));
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     for (int head = 0; head < headCount(); ++head) {
         const QRect r = rects_[size_t(head)];
@@ -228,10 +258,9 @@ void AttentionHeadGridWidget::paintEvent(QPaintEvent*) {
                                 : QPen(palette().color(QPalette::Mid), 1));
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(r.adjusted(0, 0, -1, -1));
-        painter.setPen(palette().color(QPalette::WindowText));
-        painter.drawText(QRect(r.left(), r.bottom() + 1, r.width(), metrics.height()),
-                         Qt::AlignCenter, tr("head %1").arg(head));
     }
+    painter.setPen(palette().color(QPalette::WindowText));
+    paintTexts(painter, texts_);
 }
 
 void AttentionHeadGridWidget::mousePressEvent(QMouseEvent* event) {

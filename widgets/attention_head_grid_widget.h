@@ -10,6 +10,8 @@
 
 #include "attention_store.h"
 #include "colour_map.h"
+#include "drawn_text.h"
+#include "label_thinning.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -47,6 +49,11 @@ class AttentionHeadGridWidget : public QWidget {
     QRect thumbnailRect(int head) const;
     int headAt(QPoint point) const;
 
+    // The thumbnails' bounds, and every text drawn (title, the heads' captions), in widget
+    // coordinates.
+    QRect dataArea() const;
+    DrawnTexts drawnTexts() const;
+
     QSize sizeHint() const override { return {420, 420}; }
     QSize minimumSizeHint() const override { return {120, 120}; }
 
@@ -83,6 +90,7 @@ class AttentionHeadGridWidget : public QWidget {
     bool logScale_ = false;
     ColourMap map_;
     mutable std::vector<QRect> rects_;  // thumbnails, valid while layoutValid_
+    mutable PlacedTexts texts_;         // every text painted, laid out with the thumbnails
     mutable bool layoutValid_ = false;
 };
 

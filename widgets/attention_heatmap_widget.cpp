@@ -130,11 +130,8 @@ void AttentionHeatmapWidget::setTokenLabels(const QStringList& labels) {
 
 void AttentionHeatmapWidget::appendTokenLabel(const QString& label) {
     labels_ << visibleWhitespace(label);
-    const int width = fontMetrics().horizontalAdvance(labels_.back());
-    if (width > labelTextWidth_) {
-        labelTextWidth_ = width;
-        invalidateGeometry();
-    }
+    labelTextWidth_ = std::max(labelTextWidth_, fontMetrics().horizontalAdvance(labels_.back()));
+    invalidateGeometry();  // the axes' labels are laid out again (their positions alone: cheap)
     update();
 }
 
@@ -142,6 +139,7 @@ void AttentionHeatmapWidget::setSelectedPosition(int position) {
     position = std::max(position, -1);
     if (position != selectedPosition_) {
         selectedPosition_ = position;
+        invalidateGeometry();  // its labels are kept first
         update();
     }
 }
@@ -161,6 +159,16 @@ QString AttentionHeatmapWidget::labelFor(int position) const {
                                                       : QString::number(position);
 }
 
+QString AttentionHeatmapWidget::titleText() const {
+    return tr("Layer %1 · head %2 · %3 queries × %4 keys · %5")
+               .arg(layer())
+               .arg(head())
+               .arg(queryCount())
+               .arg(keyCount())
+               .arg(logScale_ ? tr("log scale") : tr("linear scale")) +
+           poolingNote();
+}
+
 const AttentionHeatmapWidget::Geometry& AttentionHeatmapWidget::geometry() const {
     if (geometryValid_) {
         return geometry_;
@@ -171,27 +179,80 @@ const AttentionHeatmapWidget::Geometry& AttentionHeatmapWidget::geometry() const
     const int line = metrics.height();
     const int numberWidth =
         metrics.horizontalAdvance(QString::number(firstQuery() + queryCount())) + 4;
-    g.labelWidth =
-        std::clamp(std::max(labelTextWidth_, numberWidth), 0, 12 * metrics.averageCharWidth()) + 4;
-    const int legendWidth =
-        kLegendBarWidth + colourLegendLabelWidth(metrics, legendTicks(logScale_)) + kMargin;
+    // Labels take at most a quarter of the smaller side, so that a small panel keeps room for the
+    // cells (longer labels are elided).
+    const int widestLabel =
+        std::min(12 * metrics.averageCharWidth(),
+                 std::max(4 * metrics.averageCharWidth(), std::min(width(), height()) / 4));
+    g.labelWidth = std::clamp(std::max(labelTextWidth_, numberWidth), 0, widestLabel) + 4;
+    const int legendLabelWidth = colourLegendLabelWidth(metrics, legendTicks(logScale_));
+    const int legendWidth = kLegendBarWidth + legendLabelWidth + kMargin;
     const QRect area = rect().adjusted(kMargin + g.labelWidth, kMargin + line + 4,
                                        -(kMargin + legendWidth), -(kMargin + g.labelWidth));
     const int rows = cellRowCount(), keys = store_.cellColumns();
-    if (rows > 0 && keys > 0 && area.width() > 0 && area.height() > 0) {
-        g.cell = std::min(double(area.width()) / keys, double(area.height()) / rows);
-        if (g.cell >= 1) {
-            g.cell = std::floor(g.cell);  // whole pixels: every cell the same size, crisp edges
-        }
-        g.plot = QRect(area.left(), area.top(), std::max(1, int(std::lround(keys * g.cell))),
-                       std::max(1, int(std::lround(rows * g.cell))));
-        g.rowLabelStep = std::max(1, int(std::ceil(line / g.cell)));
-        g.keyLabelStep = g.rowLabelStep;
+    if (rows <= 0 || keys <= 0 || area.width() <= 0 || area.height() <= 0) {
+        geometry_ = g;
+        return geometry_;
     }
-    const int barHeight = std::max(std::min(area.height(), 240), 40);
-    g.legend = QRect(area.right() + 1 + 2 * kMargin, area.top(), kLegendBarWidth, barHeight);
+    g.cell = std::min(double(area.width()) / keys, double(area.height()) / rows);
+    if (g.cell >= 1) {
+        g.cell = std::floor(g.cell);  // whole pixels: every cell the same size, crisp edges
+    }
+    g.plot = QRect(area.left(), area.top(), std::max(1, int(std::lround(keys * g.cell))),
+                   std::max(1, int(std::lround(rows * g.cell))));
+    // The bar no taller than the cells' area, so that its labels stay beside the map.
+    g.legend = QRect(area.right() + 1 + 2 * kMargin, area.top(), kLegendBarWidth,
+                     std::min(area.height(), 240));
+    g.texts.push_back(
+        placeText(metrics, metrics.elidedText(titleText(), Qt::ElideRight, width() - 2 * kMargin),
+                  kMargin, kMargin + line / 2, Qt::AlignLeft, DrawnText::Kind::Title));
+    const PlacedTexts legend =
+        colourLegendLabels(metrics, g.legend, legendTicks(logScale_), legendLabelWidth - 6);
+    g.texts.insert(g.texts.end(), legend.begin(), legend.end());
+    layOutAxisLabels(g);
     geometry_ = g;
     return geometry_;
+}
+
+void AttentionHeatmapWidget::layOutAxisLabels(Geometry& g) const {
+    const QFontMetrics metrics = fontMetrics();
+    const int line = metrics.height();
+    const int textWidth = g.labelWidth - 4;
+    const auto queryOf = [&](int row) {
+        return std::max((store_.firstCellRow() + row) * block(), firstQuery());
+    };
+    // Queries down the left, right-aligned to the cells; a label never reaches above the cells
+    // (into the title).
+    const auto rowLabel = [&](int row) {
+        const int y = std::max(g.plot.top() + int((row + 0.5) * g.cell), g.plot.top() + line / 2);
+        return placeText(metrics,
+                         metrics.elidedText(labelFor(queryOf(row)), Qt::ElideRight, textWidth),
+                         g.plot.left() - 4, y, Qt::AlignRight, DrawnText::Kind::TickLabel);
+    };
+    // Keys along the bottom, reading upwards from under their column.
+    const auto keyLabel = [&](int column) {
+        const int x = g.plot.left() + int((column + 0.5) * g.cell);
+        return placeVerticalText(
+            metrics, metrics.elidedText(labelFor(column * block()), Qt::ElideRight, textWidth), x,
+            g.plot.bottom() + 4, DrawnText::Kind::TickLabel);
+    };
+    const auto keep = [&](PlacedText label) { placeIfFree(g.texts, std::move(label), rect()); };
+    // The selected position's labels first, so that thinning never drops them.
+    const int position = selectedPosition_;
+    if (position >= firstQuery() && position < firstQuery() + queryCount()) {
+        keep(rowLabel(position / block() - store_.firstCellRow()));
+    }
+    if (position >= 0 && position < keyCount()) {
+        keep(keyLabel(position / block()));
+    }
+    // Crowded axes show every k-th label; a label that would touch the selected one is left out.
+    const int step = labelStep(g.cell, line);
+    for (int row = 0; row < cellRowCount(); row += step) {
+        keep(rowLabel(row));
+    }
+    for (int column = 0; column < store_.cellColumns(); column += step) {
+        keep(keyLabel(column));
+    }
 }
 
 std::optional<std::pair<int, int>> AttentionHeatmapWidget::cellAt(QPoint point) const {
@@ -301,23 +362,13 @@ void AttentionHeatmapWidget::paintEvent(QPaintEvent*) {
         paintPlaceholder(painter, *this, tr("No attention weights yet"));
         return;
     }
-    painter.setPen(palette().color(QPalette::WindowText));
-    const QFontMetrics metrics = fontMetrics();
-    painter.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, metrics.height()),
-                     Qt::AlignLeft | Qt::AlignVCenter,
-                     tr("Layer %1 · head %2 · %3 queries × %4 keys · %5")
-                             .arg(layer())
-                             .arg(head())
-                             .arg(queryCount())
-                             .arg(keyCount())
-                             .arg(logScale_ ? tr("log scale") : tr("linear scale")) +
-                         poolingNote());
     // Nearest-neighbour scaling: each weight stays one flat cell, as the tests and the eye expect.
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(QRectF(g.plot), image_, QRectF(0, 0, store_.cellColumns(), cellRowCount()));
-    paintAxisLabels(painter, g);
     paintSelection(painter, g);
-    paintLegend(painter, g);
+    paintColourBar(painter, g.legend, map_, g.texts, palette());
+    painter.setPen(palette().color(QPalette::WindowText));
+    paintTexts(painter, g.texts);
 }
 
 void AttentionHeatmapWidget::paintSelection(QPainter& painter, const Geometry& g) const {
@@ -341,36 +392,6 @@ void AttentionHeatmapWidget::paintSelection(QPainter& painter, const Geometry& g
     }
 }
 
-void AttentionHeatmapWidget::paintAxisLabels(QPainter& painter, const Geometry& g) const {
-    const QFontMetrics metrics = fontMetrics();
-    const int line = metrics.height();
-    painter.setPen(palette().color(QPalette::WindowText));
-    // Queries down the left, keys along the bottom (rotated); crowded axes show every n-th label.
-    for (int row = 0; row < cellRowCount(); row += g.rowLabelStep) {
-        const int y = g.plot.top() + int((row + 0.5) * g.cell);
-        const QString text = metrics.elidedText(
-            labelFor(std::max((store_.firstCellRow() + row) * block(), firstQuery())),
-            Qt::ElideRight, g.labelWidth - 4);
-        painter.drawText(QRect(g.plot.left() - g.labelWidth, y - line / 2, g.labelWidth - 4, line),
-                         Qt::AlignRight | Qt::AlignVCenter, text);
-    }
-    for (int column = 0; column < store_.cellColumns(); column += g.keyLabelStep) {
-        const int x = g.plot.left() + int((column + 0.5) * g.cell);
-        const QString text =
-            metrics.elidedText(labelFor(column * block()), Qt::ElideRight, g.labelWidth - 4);
-        painter.save();
-        painter.translate(x, g.plot.bottom() + 4);
-        painter.rotate(-90);
-        painter.drawText(QRect(-(g.labelWidth - 4), -line / 2, g.labelWidth - 4, line),
-                         Qt::AlignRight | Qt::AlignVCenter, text);
-        painter.restore();
-    }
-}
-
-void AttentionHeatmapWidget::paintLegend(QPainter& painter, const Geometry& g) const {
-    paintColourLegend(painter, g.legend, map_, legendTicks(logScale_), palette());
-}
-
 void AttentionHeatmapWidget::mousePressEvent(QMouseEvent* event) {
     const auto cell = cellAt(event->position().toPoint());
     if (event->button() == Qt::LeftButton && cell) {
@@ -388,6 +409,8 @@ void AttentionHeatmapWidget::resizeEvent(QResizeEvent* event) {
 void AttentionHeatmapWidget::changeEvent(QEvent* event) {
     if (event->type() == QEvent::FontChange) {
         setTokenLabels(QStringList(labels_));  // re-measures the labels
+    } else if (event->type() == QEvent::LanguageChange) {
+        invalidateGeometry();  // the title
     }
     QWidget::changeEvent(event);
 }

@@ -14,6 +14,8 @@
 
 #include "attention_store.h"
 #include "colour_map.h"
+#include "drawn_text.h"
+#include "label_thinning.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -81,6 +83,13 @@ class AttentionHeatmapWidget : public QWidget {
     // What the title adds once the matrix is pooled to fit the memory budget (empty before).
     QString poolingNote() const;
 
+    // Where the cells are drawn, and every text drawn (title, token labels, colour bar labels), in
+    // widget coordinates: what the layout tests measure.
+    QRect dataArea() const { return geometry().plot; }
+    DrawnTexts drawnTexts() const { return drawnTextsOf(geometry().texts); }
+    // The colour bar with its tick marks (its labels are among drawnTexts()).
+    QRect colourBarArea() const { return geometry().legend.adjusted(0, 0, 5, 0); }
+
     QSize sizeHint() const override { return {480, 480}; }
     QSize minimumSizeHint() const override { return {160, 160}; }
 
@@ -99,8 +108,8 @@ class AttentionHeatmapWidget : public QWidget {
         QRect plot;       // the cells
         double cell = 0;  // pixels per cell (whole when cells are at least a pixel)
         int labelWidth = 0;
-        QRect legend;  // the colour bar
-        int rowLabelStep = 1, keyLabelStep = 1;
+        QRect legend;       // the colour bar
+        PlacedTexts texts;  // every text painted, laid out with the rest
     };
     const Geometry& geometry() const;
     void invalidateGeometry() { geometryValid_ = false; }
@@ -113,8 +122,9 @@ class AttentionHeatmapWidget : public QWidget {
     // Rows of cells in use (queries are pooled block by block like keys).
     int cellRowCount() const { return store_.endCellRow() - store_.firstCellRow(); }
     QString labelFor(int position) const;
-    void paintAxisLabels(QPainter& painter, const Geometry& g) const;
-    void paintLegend(QPainter& painter, const Geometry& g) const;
+    QString titleText() const;
+    // The token labels: the selected position's first, then every k-th that has room.
+    void layOutAxisLabels(Geometry& g) const;
     void paintSelection(QPainter& painter, const Geometry& g) const;
 
     AttentionStore store_;

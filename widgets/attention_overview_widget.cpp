@@ -117,6 +117,7 @@ void AttentionOverviewWidget::setValue(int layer, int head, float value) {
 
 void AttentionOverviewWidget::setMetricName(const QString& name) {
     metric_ = name;
+    geometryValid_ = false;  // the title
     update();
 }
 
@@ -193,6 +194,7 @@ void AttentionOverviewWidget::setSelected(int layer, int head) {
     }
     if (std::make_pair(layer, head) != selected_) {
         selected_ = {layer, head};
+        geometryValid_ = false;  // its numbers are kept first
         update();
     }
 }
@@ -220,7 +222,11 @@ const AttentionOverviewWidget::Geometry& AttentionOverviewWidget::geometry() con
     // Title, then head numbers above the columns.
     const QRect area = rect().adjusted(kMargin + g.labelWidth, kMargin + 2 * line + 6,
                                        -(kMargin + legendWidth), -kMargin);
-    if (layers_ > 0 && heads_ > 0 && area.width() > 0 && area.height() > 0) {
+    if (layers_ <= 0 || heads_ <= 0 || area.width() <= 0 || area.height() <= 0) {
+        geometry_ = g;
+        return geometry_;
+    }
+    {
         g.cellWidth = double(area.width()) / heads_;
         g.cellHeight = double(area.height()) / layers_;
         if (g.cellWidth >= 1) {
@@ -232,10 +238,59 @@ const AttentionOverviewWidget::Geometry& AttentionOverviewWidget::geometry() con
         g.plot = QRect(area.left(), area.top(), std::max(1, int(std::lround(heads_ * g.cellWidth))),
                        std::max(1, int(std::lround(layers_ * g.cellHeight))));
     }
+    // The bar no taller than the grid's area, so that its labels stay beside the grid.
     g.legend = QRect(area.right() + 1 + 2 * kMargin, area.top(), kLegendBarWidth,
-                     std::max(std::min(area.height(), 240), 40));
+                     std::min(area.height(), 240));
+    g.texts.push_back(placeText(
+        metrics,
+        metrics.elidedText(
+            tr("%1 per head · %2 layers × %3 heads").arg(metric_).arg(layers_).arg(heads_),
+            Qt::ElideRight, width() - 2 * kMargin),
+        kMargin, kMargin + line / 2, Qt::AlignLeft, DrawnText::Kind::Title));
+    const PlacedTexts legend = colourLegendLabels(metrics, g.legend, legendTicks(),
+                                                  colourLegendLabelWidth(metrics, legendTicks()));
+    g.texts.insert(g.texts.end(), legend.begin(), legend.end());
+    layOutLabels(g);
     geometry_ = g;
     return geometry_;
+}
+
+void AttentionOverviewWidget::layOutLabels(Geometry& g) const {
+    const QFontMetrics metrics = fontMetrics();
+    const int line = metrics.height();
+    const auto cell = [&](int layer, int head) {
+        return cellPixelRect(head, layer, g.plot.topLeft(), g.cellWidth, g.cellHeight);
+    };
+    // Layer numbers to the left, never above the grid's top (where the head numbers are).
+    const auto layerLabel = [&](int layer) {
+        const int y = std::max(cell(layer, 0).center().y(), g.plot.top() + line / 2);
+        return placeText(metrics, tr("L%1").arg(layer), g.plot.left() - 4, y, Qt::AlignRight,
+                         DrawnText::Kind::TickLabel);
+    };
+    // Head numbers above their columns, never left of the grid (where the layer numbers are).
+    const auto headLabel = [&](int head) {
+        const QString text = QString::number(head);
+        const int x = std::max(cell(0, head).center().x(),
+                               g.plot.left() + metrics.horizontalAdvance(text) / 2);
+        return placeText(metrics, text, x, g.plot.top() - 2 - line + line / 2, Qt::AlignHCenter,
+                         DrawnText::Kind::TickLabel);
+    };
+    const auto keep = [&](PlacedText label) { placeIfFree(g.texts, std::move(label), rect()); };
+    // The selected head's numbers first, so that thinning keeps them.
+    if (selected_.first >= 0) {
+        keep(layerLabel(selected_.first));
+        keep(headLabel(selected_.second));
+    }
+    // Crowded axes label every k-th row or column.
+    const int rowStep = labelStep(g.cellHeight, line);
+    for (int layer = 0; layer < layers_; layer += rowStep) {
+        keep(layerLabel(layer));
+    }
+    const int columnStep =
+        labelStep(g.cellWidth, metrics.horizontalAdvance(QString::number(heads_ - 1)), 6);
+    for (int head = 0; head < heads_; head += columnStep) {
+        keep(headLabel(head));
+    }
 }
 
 std::optional<std::pair<int, int>> AttentionOverviewWidget::cellAt(QPoint point) const {
@@ -283,36 +338,16 @@ void AttentionOverviewWidget::paintEvent(QPaintEvent*) {
         paintPlaceholder(painter, *this, tr("No attention summary yet"));
         return;
     }
-    const QFontMetrics metrics = fontMetrics();
-    const int line = metrics.height();
-    painter.setPen(palette().color(QPalette::WindowText));
-    painter.drawText(
-        QRect(kMargin, kMargin, width() - 2 * kMargin, line), Qt::AlignLeft | Qt::AlignVCenter,
-        tr("%1 per head · %2 layers × %3 heads").arg(metric_).arg(layers_).arg(heads_));
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(QRectF(g.plot), image_, QRectF(image_.rect()));
-    // Crowded axes label every n-th row or column.
-    const int rowStep = std::max(1, int(std::ceil(line / std::max(g.cellHeight, 1e-3))));
-    for (int layer = 0; layer < layers_; layer += rowStep) {
-        const QRect r = cellRect(layer, 0);
-        painter.drawText(
-            QRect(g.plot.left() - g.labelWidth, r.center().y() - line / 2, g.labelWidth - 4, line),
-            Qt::AlignRight | Qt::AlignVCenter, tr("L%1").arg(layer));
-    }
-    const int columnWidth = metrics.horizontalAdvance(QString::number(heads_ - 1)) + 4;
-    const int columnStep = std::max(1, int(std::ceil(columnWidth / std::max(g.cellWidth, 1e-3))));
-    for (int head = 0; head < heads_; head += columnStep) {
-        const QRect r = cellRect(0, head);
-        painter.drawText(
-            QRect(r.center().x() - columnWidth / 2, g.plot.top() - line - 2, columnWidth, line),
-            Qt::AlignCenter, QString::number(head));
-    }
+    painter.setPen(palette().color(QPalette::WindowText));
+    paintTexts(painter, g.texts);
     if (selected_.first >= 0) {
         painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(cellRect(selected_.first, selected_.second).adjusted(-1, -1, 0, 0));
     }
-    paintColourLegend(painter, g.legend, map_, legendTicks(), palette());
+    paintColourBar(painter, g.legend, map_, g.texts, palette());
 }
 
 void AttentionOverviewWidget::mousePressEvent(QMouseEvent* event) {

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "colour_map.h"
+#include "drawn_text.h"
+#include "label_thinning.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -56,6 +58,12 @@ class AttentionOverviewWidget : public QWidget {
     std::optional<std::pair<int, int>> cellAt(QPoint point) const;
     QRect cellRect(int layer, int head) const;
 
+    // Where the grid is drawn, every text drawn (title, layer and head numbers, the colour bar's
+    // labels) and the colour bar with its ticks, in widget coordinates.
+    QRect dataArea() const { return geometry().plot; }
+    DrawnTexts drawnTexts() const { return drawnTextsOf(geometry().texts); }
+    QRect colourBarArea() const { return geometry().legend.adjusted(0, 0, 5, 0); }
+
     QSize sizeHint() const override { return {420, 360}; }
     QSize minimumSizeHint() const override { return {160, 120}; }
 
@@ -74,8 +82,10 @@ class AttentionOverviewWidget : public QWidget {
         double cellWidth = 0, cellHeight = 0;
         QRect legend;
         int labelWidth = 0;
+        PlacedTexts texts;  // every text painted, laid out with the rest
     };
     const Geometry& geometry() const;
+    void layOutLabels(Geometry& g) const;
     QRgb rgbFor(float value) const;
     void updateAutoRange();
     void recolourAll();
