@@ -86,6 +86,16 @@ void ChatView::updateButtons() {
     clearButton_->setEnabled(!busy);
 }
 
+void ChatView::setDraft(const QString& text) {
+    input_->setPlainText(text);
+    input_->moveCursor(QTextCursor::End);
+    input_->setFocus();
+}
+
+QString ChatView::draft() const {
+    return input_->toPlainText();
+}
+
 void ChatView::send(const QString& message) {
     if (busy_)
         return;

@@ -33,6 +33,9 @@ class ChatView : public QWidget {
     // Adds the user's message and asks for an answer (as if typed and sent).
     void send(const QString& message);
     void appendAnswerText(const QString& text);
+    // Types `text` into the input, ready to send (nothing is sent).
+    void setDraft(const QString& text);
+    QString draft() const;
     // The answer is complete (ok) or failed (the reason is shown instead).
     void finishAnswer(const QString& answer, const QString& reason, bool ok);
 

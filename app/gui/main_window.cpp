@@ -19,6 +19,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSpinBox>
@@ -41,6 +42,7 @@
 #include "core/error.h"
 #include "display_text.h"
 #include "double_loop_grid_widget.h"
+#include "eliding_label.h"
 #include "kv_cache_chart_widget.h"
 #include "kv_cache_menu.h"
 #include "kv_experiment_chart_widget.h"
@@ -49,11 +51,13 @@
 #include "panel_export.h"
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
+#include "sampling_summary_view.h"
 #include "stall_monitor.h"
 #include "teaching_views.h"
 #include "token_strip_widget.h"
 #include "tour_panel.h"
 #include "trace_player.h"
+#include "workspace_layouts.h"
 
 namespace inferlens::gui {
 
@@ -73,6 +77,8 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
       session_(new EngineSession(this)),
       chat_(new ChatView),
       sampling_(new SamplingControls),
+      summary_(new SamplingSummaryView),
+      layouts_(new WorkspaceLayouts(this)),
       stallMonitor_(new StallMonitor(this)),
       player_(new TracePlayer(this)) {
     texts_.add([this] { setWindowTitle(tr("InferLens")); });
@@ -194,8 +200,26 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
 MainWindow::~MainWindow() = default;
 
 void MainWindow::showOnScreen() {
-    resize(options_.windowSize.isValid() ? options_.windowSize : QSize(1600, 1000));
-    show();
+    const QRect available = screen()->availableGeometry();
+    const bool restored = restoreGeometry(QSettings().value("window/geometry").toByteArray());
+    if (options_.windowSize.isValid()) {
+        resize(options_.windowSize);
+        show();
+    } else if (restored && available.contains(frameGeometry())) {
+        show();
+    } else if (available.width() >= 1700 && available.height() >= 1080) {
+        // A large screen: a window with room for every workspace, centred, not the whole screen.
+        resize(1600, 1000);
+        move(available.center() - rect().center());
+        show();
+    } else {
+        // A laptop screen: all of it. The window manager fits the frame into it; without one
+        // (a bare X server) the window is the available area.
+        setGeometry(available);
+        showMaximized();
+    }
+    const std::optional<Workspace> asked = parseWorkspace(options_.workspace);
+    layouts_->start(asked.value_or(layouts_->current()));
 }
 
 void MainWindow::buildMenus() {
@@ -227,6 +251,8 @@ void MainWindow::buildMenus() {
             tr("The last generation's events as JSON lines (the format of inferlens-cli trace)"));
         quit->setText(tr("&Quit"));
     });
+
+    buildViewMenu();
 
     QMenu* languages = menuBar()->addMenu(QString());
     auto* languageGroup = new QActionGroup(this);
@@ -316,17 +342,89 @@ void MainWindow::buildMenus() {
     });
 
     QMenu* help = menuBar()->addMenu(QString());
+    QAction* tour = help->addAction(QString(), this, &MainWindow::startTour);
+    tour->setShortcut(QKeySequence::HelpContents);
     QAction* about = help->addAction(QString(), this, &MainWindow::showAbout);
     texts_.add([=, this] {
         help->setTitle(tr("&Help"));
+        tour->setText(tr("&Guided tour"));
         about->setText(tr("&About InferLens"));
     });
+}
+
+void MainWindow::buildViewMenu() {
+    QMenu* view = menuBar()->addMenu(QString());
+    // Its own toolbar row's worth of room is too much at 768 pixels: the workspaces share the
+    // first row with the model bar, whose description gives way.
+    QToolBar* bar = addToolBar(QString());
+    bar->setObjectName(QStringLiteral("workspaceBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    auto* group = new QActionGroup(this);
+    for (Workspace workspace : kWorkspaces) {
+        QAction* action = view->addAction(QString());
+        action->setCheckable(true);
+        action->setObjectName(QStringLiteral("workspace_") + workspaceKey(workspace));
+        action->setShortcut(
+            QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + int(workspaceActions_.size()))));
+        group->addAction(action);
+        bar->addAction(action);
+        connect(action, &QAction::triggered, this, [this, workspace] { showWorkspace(workspace); });
+        workspaceActions_.push_back(action);
+    }
+    connect(layouts_, &WorkspaceLayouts::switched, this, [this](Workspace workspace) {
+        for (size_t i = 0; i < kWorkspaces.size(); ++i)
+            workspaceActions_[i]->setChecked(kWorkspaces[i] == workspace);
+    });
+    view->addSeparator();
+    // Every panel, to bring back one closed or to add one to this workspace's layout.
+    QMenu* panels = view->addMenu(QString());
+    connect(panels, &QMenu::aboutToShow, this, [this, panels] {
+        panels->clear();
+        QList<QDockWidget*> docks = findChildren<QDockWidget*>();
+        std::sort(docks.begin(), docks.end(), [](QDockWidget* a, QDockWidget* b) {
+            return a->windowTitle().localeAwareCompare(b->windowTitle()) < 0;
+        });
+        for (QDockWidget* dock : docks)
+            panels->addAction(dock->toggleViewAction());
+    });
+    view->addSeparator();
+    QAction* reset = view->addAction(QString(), this, &MainWindow::resetLayout);
+    reset->setObjectName(QStringLiteral("resetLayoutAction"));
+    texts_.add([=, this] {
+        view->setTitle(tr("&View"));
+        bar->setWindowTitle(tr("Workspaces"));
+        for (size_t i = 0; i < kWorkspaces.size(); ++i)
+            workspaceActions_[i]->setText(workspaceTitle(kWorkspaces[i]));
+        panels->setTitle(tr("&Panels"));
+        reset->setText(tr("&Reset layout"));
+        reset->setToolTip(tr("Every workspace back to its default layout"));
+    });
+}
+
+void MainWindow::showWorkspace(Workspace workspace) {
+    layouts_->show(workspace);
+}
+
+Workspace MainWindow::currentWorkspace() const {
+    return layouts_->current();
+}
+
+void MainWindow::resetLayout() {
+    layouts_->resetAll();
+    statusBar()->showMessage(tr("Every workspace is back to its default layout"), 5000);
+}
+
+void MainWindow::startTour() {
+    auto* tourDock = findChild<QDockWidget*>(QStringLiteral("tourDock"));
+    tourDock->show();
+    tourDock->raise();
+    teaching_->tour()->show(0);
 }
 
 void MainWindow::buildToolBar() {
     QToolBar* bar = addToolBar(QString());
     bar->setObjectName(QStringLiteral("modelBar"));
-    modelLabel_ = new QLabel;
+    modelLabel_ = new ElidingLabel;
     bar->addWidget(modelLabel_);
     auto* contextLabel = new QLabel;
     bar->addWidget(contextLabel);
@@ -478,21 +576,18 @@ void MainWindow::buildPanels() {
     auto* tokenScroll = new QScrollArea;
     tokenScroll->setWidget(tokens_);
     tokenScroll->setWidgetResizable(true);
-    QDockWidget* tokenDock =
-        addDock([] { return tr("Tokenization"); }, QStringLiteral("tokenizationDock"), tokenScroll,
-                Qt::TopDockWidgetArea);
+    addDock([] { return tr("Tokenization"); }, QStringLiteral("tokenizationDock"), tokenScroll,
+            Qt::TopDockWidgetArea);
     connect(tokens_, &widgets::TokenStripWidget::positionSelected, this,
             &MainWindow::selectPosition);
 
-    QDockWidget* attentionDock =
-        addDock([] { return tr("Attention"); }, QStringLiteral("attentionDock"),
-                buildAttentionPanel(), Qt::RightDockWidgetArea);
+    addDock([] { return tr("Attention"); }, QStringLiteral("attentionDock"), buildAttentionPanel(),
+            Qt::RightDockWidgetArea);
     headGrid_ = new widgets::AttentionHeadGridWidget;
     connect(headGrid_, &widgets::AttentionHeadGridWidget::headSelected, this,
             [this](int head) { selectHead(selectedLayer_, head); });
-    QDockWidget* headsDock =
-        addDock([] { return tr("Attention heads"); }, QStringLiteral("attentionHeadsDock"),
-                headGrid_, Qt::RightDockWidgetArea);
+    addDock([] { return tr("Attention heads"); }, QStringLiteral("attentionHeadsDock"), headGrid_,
+            Qt::RightDockWidgetArea);
     auto* overviewPanel = new QWidget;
     auto* overviewLayout = new QVBoxLayout(overviewPanel);
     overview_ = new widgets::AttentionOverviewWidget;
@@ -509,12 +604,8 @@ void MainWindow::buildPanels() {
     });
     connect(overview_, &widgets::AttentionOverviewWidget::headSelected, this,
             &MainWindow::selectHead);
-    QDockWidget* overviewDock =
-        addDock([] { return tr("Attention overview"); }, QStringLiteral("attentionOverviewDock"),
-                overviewPanel, Qt::RightDockWidgetArea);
-    tabifyDockWidget(attentionDock, headsDock);
-    tabifyDockWidget(headsDock, overviewDock);
-    attentionDock->raise();
+    addDock([] { return tr("Attention overview"); }, QStringLiteral("attentionOverviewDock"),
+            overviewPanel, Qt::RightDockWidgetArea);
 
     samplingChart_ = new widgets::SamplingChartWidget;
     auto* samplingPanel = new QWidget;
@@ -522,73 +613,53 @@ void MainWindow::buildPanels() {
     samplingLayout->setContentsMargins(0, 0, 0, 0);
     samplingLayout->addWidget(samplingChart_, 1);
     samplingLayout->addWidget(new CacheComparisonBar(session_->worker()));
-    QDockWidget* samplingDock =
-        addDock([] { return tr("Sampling"); }, QStringLiteral("samplingDock"), samplingPanel,
-                Qt::RightDockWidgetArea);
+    addDock([] { return tr("Sampling"); }, QStringLiteral("samplingDock"), samplingPanel,
+            Qt::RightDockWidgetArea);
+    addDock([] { return tr("Next token"); }, QStringLiteral("samplingSummaryDock"), summary_,
+            Qt::RightDockWidgetArea);
+    summary_->setParams(sampling_->params());
     // Scrolled, so that the sliders and the processor fields never set the window's height.
     auto* parametersScroll = new QScrollArea;
     parametersScroll->setWidget(sampling_);
     parametersScroll->setWidgetResizable(true);
     parametersScroll->setFrameShape(QFrame::NoFrame);
-    QDockWidget* parametersDock =
-        addDock([] { return tr("Sampling parameters"); }, QStringLiteral("samplingParametersDock"),
-                parametersScroll, Qt::LeftDockWidgetArea);
+    addDock([] { return tr("Sampling parameters"); }, QStringLiteral("samplingParametersDock"),
+            parametersScroll, Qt::LeftDockWidgetArea);
     kvChart_ = new widgets::KvCacheChartWidget;
     kvPanel_ = new QWidget;
     auto* kvLayout = new QVBoxLayout(kvPanel_);
     kvLayout->setContentsMargins(0, 0, 0, 0);
     kvLayout->addWidget(kvChart_, 1);
-    QDockWidget* kvDock = addDock([] { return tr("KV cache"); }, QStringLiteral("kvCacheDock"),
-                                  kvPanel_, Qt::LeftDockWidgetArea);
+    addDock([] { return tr("KV cache"); }, QStringLiteral("kvCacheDock"), kvPanel_,
+            Qt::LeftDockWidgetArea);
     loopGrid_ = new widgets::DoubleLoopGridWidget;
-    QDockWidget* loopDock =
-        addDock([] { return tr("Double loop"); }, QStringLiteral("doubleLoopDock"), loopGrid_,
-                Qt::BottomDockWidgetArea);
+    addDock([] { return tr("Double loop"); }, QStringLiteral("doubleLoopDock"), loopGrid_,
+            Qt::BottomDockWidgetArea);
     branches_ = new widgets::BranchCompareWidget;
-    QDockWidget* branchesDock =
-        addDock([] { return tr("Branches"); }, QStringLiteral("branchesDock"), branches_,
-                Qt::BottomDockWidgetArea);
-    tabifyDockWidget(loopDock, branchesDock);
+    addDock([] { return tr("Branches"); }, QStringLiteral("branchesDock"), branches_,
+            Qt::BottomDockWidgetArea);
     beamTree_ = new BeamTreePanel;
     beamTreeDock_ = addDock([] { return tr("Beam tree"); }, QStringLiteral("beamTreeDock"),
                             beamTree_, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(loopDock, beamTreeDock_);
-    loopDock->raise();
     connect(samplingChart_, &widgets::SamplingChartWidget::candidateClicked, this,
             &MainWindow::forceCandidate);
-    // A first layout for a 1600×1000 window (a saved layout replaces it): the charts get room,
-    // the chat keeps the middle.
-    resizeDocks({tokenDock, loopDock}, {90, 190}, Qt::Vertical);
-    resizeDocks({attentionDock, samplingDock}, {430, 430}, Qt::Vertical);
-    resizeDocks({parametersDock, kvDock}, {330, 400}, Qt::Vertical);
-    resizeDocks({attentionDock, parametersDock}, {560, 400}, Qt::Horizontal);
+    // Where each dock goes and how large: workspace_layouts.cpp, per workspace.
 }
 
 void MainWindow::buildTeachingDocks() {
     teaching_ = new TeachingViews(
         session_->worker(), [this] { return generating_; }, this);
     static_cast<QVBoxLayout*>(kvPanel_->layout())->addWidget(teaching_->kvLesson());
-    const auto below = [this](const char* existing, QDockWidget* dock) {
-        tabifyDockWidget(findChild<QDockWidget*>(QString::fromLatin1(existing)), dock);
-    };
-    below("samplingParametersDock",
-          addDock([] { return tr("Guided tour"); }, QStringLiteral("tourDock"),
-                  teaching_->tourPanel(), Qt::LeftDockWidgetArea));
-    below("doubleLoopDock",
-          addDock([] { return tr("Shapes and costs"); }, QStringLiteral("stepCostsDock"),
-                  teaching_->costsPanel(), Qt::BottomDockWidgetArea));
-    below("samplingDock", addDock([] { return tr("Logit lens"); }, QStringLiteral("logitLensDock"),
-                                  teaching_->lensPanel(), Qt::RightDockWidgetArea));
-    below("kvCacheDock",
-          addDock([] { return tr("KV cache experiment"); }, QStringLiteral("kvExperimentDock"),
-                  teaching_->experimentPanel(), Qt::LeftDockWidgetArea));
-    below("doubleLoopDock",
-          addDock([] { return tr("Attention kernels"); }, QStringLiteral("attentionKernelsDock"),
-                  teaching_->attentionKernels(), Qt::BottomDockWidgetArea));
-    // The panels the user sees first stay in front of their tabs.
-    for (const char* front :
-         {"samplingParametersDock", "doubleLoopDock", "samplingDock", "kvCacheDock"})
-        findChild<QDockWidget*>(QString::fromLatin1(front))->raise();
+    addDock([] { return tr("Guided tour"); }, QStringLiteral("tourDock"), teaching_->tourPanel(),
+            Qt::LeftDockWidgetArea);
+    addDock([] { return tr("Shapes and costs"); }, QStringLiteral("stepCostsDock"),
+            teaching_->costsPanel(), Qt::BottomDockWidgetArea);
+    addDock([] { return tr("Logit lens"); }, QStringLiteral("logitLensDock"),
+            teaching_->lensPanel(), Qt::RightDockWidgetArea);
+    addDock([] { return tr("KV cache experiment"); }, QStringLiteral("kvExperimentDock"),
+            teaching_->experimentPanel(), Qt::LeftDockWidgetArea);
+    addDock([] { return tr("Attention kernels"); }, QStringLiteral("attentionKernelsDock"),
+            teaching_->attentionKernels(), Qt::BottomDockWidgetArea);
     connect(teaching_, &TeachingViews::highlightPanel, this, &MainWindow::highlightPanel);
     connect(teaching_, &TeachingViews::experimentStarted, this, [this](const QString& status) {
         generating_ = true;
@@ -607,6 +678,22 @@ void MainWindow::highlightPanel(const QString& panel) {
     if (dock == nullptr)
         return;
     highlightedPanel_ = panel;
+    // The tour shows each panel in its workspace, and goes along: a person reading step 5 in the
+    // Attention workspace still has the Next button.
+    auto* tourDock = findChild<QDockWidget*>(QStringLiteral("tourDock"));
+    const bool touring = tourDock->isVisible();
+    const std::optional<Workspace> home = WorkspaceLayouts::homeOf(panel);
+    // A dock in this layout, even behind a tab, is "checked"; one closed here is not.
+    if (!dock->toggleViewAction()->isChecked() && home && *home != layouts_->current())
+        layouts_->show(*home);
+    if (touring && !tourDock->toggleViewAction()->isChecked()) {
+        tourDock->setFloating(false);
+        addDockWidget(Qt::LeftDockWidgetArea, tourDock, Qt::Horizontal);
+        tourDock->show();
+        resizeDocks({tourDock}, {width() / 5}, Qt::Horizontal);
+    }
+    if (touring)
+        tourDock->raise();
     dock->show();
     dock->raise();
     // A moment of colour on the dock's title bar draws the eye to it.
@@ -720,8 +807,8 @@ void MainWindow::updateModelLabel() {
     } else {
         text = tr("No model");
     }
-    modelLabel_->setText(text);
-    modelLabel_->setToolTip(model_ ? model_->path : QString());
+    modelLabel_->setFullText(text);
+    modelLabel_->setToolTip(model_ ? text + QLatin1Char('\n') + model_->path : text);
 }
 
 void MainWindow::onLoadPlanned(const LoadPlan& plan) {
@@ -749,11 +836,10 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
     selectHead(std::min(layerBox_->value(), summary.layers - 1),
                std::min(headBox_->value(), summary.heads - 1));
     updateTour();
-    statusBar()->showMessage(
-        summary.deviceNote.isEmpty()
-            ? tr("Model loaded on %1; chat template %2")
-                  .arg(summary.device, summary.chatTemplateDescription)
-            : summary.deviceNote);
+    statusBar()->showMessage(summary.deviceNote.isEmpty()
+                                 ? tr("Model loaded on %1; chat template %2")
+                                       .arg(summary.device, summary.chatTemplateDescription)
+                                 : summary.deviceNote);
     if (!options_.prompt.isEmpty())
         chat_->send(options_.prompt);
 }
@@ -902,7 +988,6 @@ void MainWindow::finishRun(bool ok, const QString& reason) {
         return;
     }
     if (!options_.screenshot.isEmpty()) {
-        resize(1600, 1000);
         if (options_.tourStep > 0)
             teaching_->tour()->show(options_.tourStep - 1);
         for (QDockWidget* dock : findChildren<QDockWidget*>())
@@ -913,9 +998,6 @@ void MainWindow::finishRun(bool ok, const QString& reason) {
                 return finishHeadlessRun(false, tr("no panel named %1").arg(panel));
             dock->show();
             dock->raise();
-            // Room for what the screenshot is about.
-            resizeDocks({dock}, {560}, Qt::Vertical);
-            resizeDocks({dock}, {620}, Qt::Horizontal);
         }
         QApplication::processEvents();
         if (!grab().save(options_.screenshot))
@@ -931,6 +1013,7 @@ void MainWindow::clearPanels() {
     attention_->setTokenLabels({});
     headGrid_->clear();
     samplingChart_->clear();
+    summary_->clear();
     kvChart_->clear();
     loopGrid_->clear();
     samplingSteps_.clear();
@@ -1095,11 +1178,13 @@ void MainWindow::onLoopTiming(const widgets::LoopTiming& timing) {
 void MainWindow::onSampling(const widgets::SamplingStep& step) {
     samplingSteps_.push_back(step);
     samplingChart_->setStep(step);
+    summary_->setStep(step);
     samplingChart_->appendHistory(step.step, step.entropy, step.chosenProbability);
 }
 
 void MainWindow::onSamplingParams(const SamplingParams& params) {
     session_->worker()->setSampling(params);
+    summary_->setParams(params);
     if (!generating_ || !pauseAction_->isChecked())
         return;
     // Paused: show what the new parameters do to the step just sampled, from its retained logits
@@ -1185,8 +1270,16 @@ void MainWindow::changeEvent(QEvent* event) {
 
 void MainWindow::restoreSession() {
     QSettings settings;
-    restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
+    // The geometry is restored when the window is shown (showOnScreen), if it fits the screen.
+    bool droppedLegacyLayout = false;
+    layouts_->load(&droppedLegacyLayout);
+    if (droppedLegacyLayout)
+        statusBar()->showMessage(
+            tr("The panel layout saved by an earlier version was set aside: each workspace starts "
+               "from its default layout (View menu, Ctrl+1…4)"),
+            30000);
+    if (!options_.draftQuestion.isEmpty())
+        chat_->setDraft(options_.draftQuestion);
     contextBox_->setValue(settings.value("model/context", 0).toInt());
     if (!options_.prompt.isEmpty())  // a headless run starts from an empty conversation
         return;
@@ -1218,7 +1311,7 @@ void MainWindow::saveSession() const {
         return;
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
+    layouts_->save();
     settings.setValue("model/context", contextBox_->value());
     const QString error = conversations_.save(chat_->conversation());
     if (!error.isEmpty())

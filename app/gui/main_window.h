@@ -14,6 +14,7 @@
 #include "conversation_store.h"
 #include "engine_worker.h"
 #include "live_texts.h"
+#include "workspace.h"
 
 class QAction;
 class QCheckBox;
@@ -39,7 +40,9 @@ namespace inferlens::gui {
 class BeamTreePanel;
 class ChatView;
 class SamplingControls;
+class SamplingSummaryView;
 class StallMonitor;
+class WorkspaceLayouts;
 class TracePlayer;
 class TeachingViews;
 struct RecordedTrace;
@@ -67,8 +70,8 @@ struct StartupOptions {
     int window = -1;
     int sinks = 4;
     bool compareCache = false;  // after the generation, compare with an exact cache
-    QString workspace;  // "chat", "sampling", "attention", "teaching"; empty: the last one used
-    QSize windowSize;   // invalid: fitted to the screen the window opens on
+    QString workspace;      // "chat", "sampling", "attention", "teaching"; empty: the last one used
+    QSize windowSize;       // invalid: fitted to the screen the window opens on
     QString draftQuestion;  // typed into the chat's input, not sent (scripts/run.sh)
 };
 
@@ -109,6 +112,15 @@ class MainWindow : public QMainWindow {
     SamplingControls* samplingControls() const { return sampling_; }
     ChatView* chat() const { return chat_; }
     QAction* pauseAction() const { return pauseAction_; }
+    SamplingSummaryView* samplingSummary() const { return summary_; }
+
+    // Lays out a workspace (the person's last layout of it, or its default) and remembers it.
+    void showWorkspace(Workspace workspace);
+    Workspace currentWorkspace() const;
+    // View → Reset layout: every workspace back to its default.
+    void resetLayout();
+    // Help → Guided tour: the tour from its first step, switching workspaces as it goes.
+    void startTour();
 
     // The head shown at full resolution; the others follow (spin boxes, small multiples,
     // overview), and its past rows are recomputed when they were not captured.
@@ -131,6 +143,7 @@ class MainWindow : public QMainWindow {
 
   private:
     void buildMenus();
+    void buildViewMenu();
     void buildToolBar();
     void buildPanels();
     // A panel in a dock the user can move; also listed in File → Export panel.
@@ -183,12 +196,15 @@ class MainWindow : public QMainWindow {
     EngineSession* session_;
     ChatView* chat_;
     SamplingControls* sampling_;
+    SamplingSummaryView* summary_;
+    WorkspaceLayouts* layouts_;
+    std::vector<QAction*> workspaceActions_;  // in kWorkspaces' order
     StallMonitor* stallMonitor_;
     TracePlayer* player_;
     TeachingViews* teaching_ = nullptr;
     QString highlightedPanel_;
     LiveTexts texts_;
-    QLabel* modelLabel_;
+    class ElidingLabel* modelLabel_;
     QSpinBox* contextBox_;
     QProgressBar* loadProgress_;
     QToolButton* cancelLoadButton_;

@@ -6,10 +6,14 @@ namespace inferlens::gui {
 
 QString workspaceKey(Workspace workspace) {
     switch (workspace) {
-        case Workspace::Chat: return QStringLiteral("chat");
-        case Workspace::SamplingLab: return QStringLiteral("sampling");
-        case Workspace::Attention: return QStringLiteral("attention");
-        case Workspace::Teaching: return QStringLiteral("teaching");
+        case Workspace::Chat:
+            return QStringLiteral("chat");
+        case Workspace::SamplingLab:
+            return QStringLiteral("sampling");
+        case Workspace::Attention:
+            return QStringLiteral("attention");
+        case Workspace::Teaching:
+            return QStringLiteral("teaching");
     }
     return {};
 }
@@ -23,10 +27,14 @@ std::optional<Workspace> parseWorkspace(const QString& key) {
 
 QString workspaceTitle(Workspace workspace) {
     switch (workspace) {
-        case Workspace::Chat: return QCoreApplication::translate("Workspace", "Chat");
-        case Workspace::SamplingLab: return QCoreApplication::translate("Workspace", "Sampling lab");
-        case Workspace::Attention: return QCoreApplication::translate("Workspace", "Attention");
-        case Workspace::Teaching: return QCoreApplication::translate("Workspace", "Teaching");
+        case Workspace::Chat:
+            return QCoreApplication::translate("Workspace", "Chat");
+        case Workspace::SamplingLab:
+            return QCoreApplication::translate("Workspace", "Sampling lab");
+        case Workspace::Attention:
+            return QCoreApplication::translate("Workspace", "Attention");
+        case Workspace::Teaching:
+            return QCoreApplication::translate("Workspace", "Teaching");
     }
     return {};
 }

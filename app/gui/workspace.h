@@ -10,8 +10,8 @@ namespace inferlens::gui {
 
 enum class Workspace { Chat, SamplingLab, Attention, Teaching };
 
-inline constexpr std::array<Workspace, 4> kWorkspaces = {
-    Workspace::Chat, Workspace::SamplingLab, Workspace::Attention, Workspace::Teaching};
+inline constexpr std::array<Workspace, 4> kWorkspaces = {Workspace::Chat, Workspace::SamplingLab,
+                                                         Workspace::Attention, Workspace::Teaching};
 
 // The name --workspace takes and the settings use: "chat", "sampling", "attention", "teaching".
 QString workspaceKey(Workspace workspace);
