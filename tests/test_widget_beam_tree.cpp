@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "beam_tree_widget.h"
+#include "layout_checks.h"
 
 using namespace inferlens::widgets;
 using Fate = BeamTreeNode::Fate;
@@ -36,6 +37,55 @@ std::vector<std::vector<BeamTreeNode>> search() {
          node(12, 7, 3, "M", -0.3, -1.6, Fate::Kept), node(13, 6, 3, "N", -0.5, -1.7, Fate::Pruned),
          node(14, 7, 3, "O", -0.6, -1.9, Fate::Pruned),
          node(15, 6, 3, "P", -0.9, -2.1, Fate::Pruned)}};
+}
+
+// A search of `width` beams over `steps` steps, each beam weighing 2 × width candidates; the best
+// `width` go on, one finishes at every fifth step, the rest are pruned. Token labels of 1 to 13
+// characters, Chinese among them.
+std::vector<std::vector<BeamTreeNode>> wideSearch(int width, int steps) {
+    const QStringList labels{"春", "晓",    " spring", "。", "<|assistant|>", "花落知多少",
+                             "↵",  " Meng", "haoran",  "1",  " tomorrow",     "夜来风雨声"};
+    std::vector<std::vector<BeamTreeNode>> search;
+    std::vector<std::pair<int, double>> beams{{-1, 0.0}};  // (node, cumulative log p)
+    int next = 0;
+    for (int step = 1; step <= steps; ++step) {
+        struct Candidate {
+            int parent;
+            double tokenLogP, logP;
+            QString label;
+        };
+        std::vector<Candidate> candidates;
+        for (size_t b = 0; b < beams.size(); ++b) {
+            for (int k = 0; k < 2 * width; ++k) {
+                const double tokenLogP = -0.15 * (k + 1) - 0.07 * double(b) - 0.01 * step;
+                candidates.push_back({beams[b].first, tokenLogP, beams[b].second + tokenLogP,
+                                      labels[(step * 5 + int(b) * 3 + k) % labels.size()]});
+            }
+        }
+        std::stable_sort(candidates.begin(), candidates.end(),
+                         [](const Candidate& a, const Candidate& b) { return a.logP > b.logP; });
+        // Nodes go in parent order (ids must grow), with their fates decided by rank.
+        std::vector<std::pair<size_t, Fate>> fates;
+        for (size_t i = 0; i < candidates.size(); ++i)
+            fates.emplace_back(i, i < size_t(width)
+                                      ? (step % 5 == 0 && i == 0 ? Fate::Finished : Fate::Kept)
+                                      : Fate::Pruned);
+        std::stable_sort(fates.begin(), fates.end(), [&](const auto& a, const auto& b) {
+            return candidates[a.first].parent < candidates[b.first].parent;
+        });
+        std::vector<BeamTreeNode> nodes;
+        std::vector<std::pair<int, double>> kept;
+        for (const auto& [i, fate] : fates) {
+            const Candidate& c = candidates[i];
+            nodes.push_back({next, c.parent, step, c.label, c.tokenLogP, c.logP, fate});
+            if (fate == Fate::Kept)
+                kept.emplace_back(next, c.logP);
+            ++next;
+        }
+        search.push_back(std::move(nodes));
+        beams = std::move(kept);
+    }
+    return search;
 }
 
 bool near(QColor a, QColor b) {
@@ -167,6 +217,51 @@ class TestWidgetBeamTree : public QObject {
         QCOMPARE(tree.nodeCount(), 0);
         QCOMPARE(tree.steps(), 0);
         QCOMPARE(tree.nodeAt(QPointF(20, 15)), -1);
+    }
+
+    // 4 beams over 12 steps: no text of the tree overprints another or leaves the widget, each
+    // box's token stays in its box, at the widget's own size and in a larger viewport.
+    void textsNeverOverprint_data() {
+        QTest::addColumn<int>("pruned");
+        QTest::addColumn<int>("pointSize");
+        for (const int pruned : {0, 2, 8})
+            for (const int pointSize : {7, 9, 13})
+                QTest::addRow("%d pruned per beam, %dpt", pruned, pointSize) << pruned << pointSize;
+    }
+
+    void textsNeverOverprint() {
+        QFETCH(int, pruned);
+        QFETCH(int, pointSize);
+        BeamTreeWidget tree;
+        QFont font = tree.font();
+        font.setPointSize(pointSize);
+        tree.setFont(font);
+        tree.setPrunedPerParent(pruned);
+        const auto search = wideSearch(4, 12);
+        for (const auto& step : search)
+            tree.appendStep(step);
+        tree.setWinner(search.back().front().id);
+        QCOMPARE(tree.steps(), 12);
+        for (const QSize extra : {QSize(0, 0), QSize(300, 200)}) {
+            tree.resize(tree.sizeHint() + extra);
+            const DrawnTexts texts = tree.drawnTexts();
+            QVERIFY(texts.size() > size_t(4 * 12));
+            const QString problems = testing::layoutProblems(texts, tree.rect(), tree.dataArea());
+            QVERIFY2(problems.isEmpty(), qPrintable(problems));
+            QVERIFY(tree.rect().contains(tree.dataArea()));
+        }
+        // A box's token lies within its box.
+        for (int id = 0; id < tree.nodeCount(); ++id) {
+            const std::optional<QRectF> box = tree.nodeRect(id);
+            if (!box)
+                continue;
+            const QString shown = QFontMetrics(font).elidedText(tree.node(id).label, Qt::ElideRight,
+                                                                int(box->width()) - 8);
+            const DrawnTexts texts = tree.drawnTexts();
+            QVERIFY(std::any_of(texts.begin(), texts.end(), [&](const DrawnText& t) {
+                return t.text == shown && box->contains(t.rect);
+            }));
+        }
     }
 };
 

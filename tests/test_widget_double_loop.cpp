@@ -6,6 +6,7 @@
 #include <QTest>
 
 #include "double_loop_grid_widget.h"
+#include "layout_checks.h"
 
 using namespace inferlens::widgets;
 
@@ -149,6 +150,46 @@ class TestWidgetDoubleLoop : public QObject {
         QVERIFY(!last.isEmpty());
         QVERIFY(last.right() < 400);
         QCOMPARE(grid.grab().toImage().pixelColor(last.center()), grid.colourFor(0.002));
+    }
+
+    // 40 steps (a prefill of two chunks, then decode) × 24 layers, prefill layers a hundred times
+    // slower than decode ones, at every size a dock gives it: no text overprints another, leaves
+    // the panel or lies on the colour bar's side of the grid.
+    void textsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<int>("steps");
+        for (const QSize size : testing::layoutSizes()) {
+            for (const int steps : {3, 40, 400})
+                QTest::addRow("%dx%d, %d steps", size.width(), size.height(), steps)
+                    << size << steps;
+        }
+    }
+
+    void textsNeverOverprint() {
+        QFETCH(QSize, size);
+        QFETCH(int, steps);
+        DoubleLoopGridWidget grid;
+        grid.resize(size);
+        for (int step = 0; step < steps; ++step) {
+            std::vector<double> layers;
+            for (int layer = 0; layer < 24; ++layer)
+                layers.push_back((step < 2 ? 0.03 : 0.0004) * (1 + 0.1 * ((layer * 7 + step) % 5)));
+            grid.appendStep(timing(step, step < 2, step < 2 ? 40 : 1, std::move(layers), 0.0002));
+        }
+        grid.setSelectedStep(steps - 2);
+        const DrawnTexts texts = grid.drawnTexts();
+        const QString problems = testing::layoutProblems(texts, grid.rect(), grid.dataArea());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        QVERIFY(!grid.dataArea().isEmpty());
+        QVERIFY(!grid.colourBarArea().intersects(grid.dataArea()));
+        QVERIFY(grid.rect().contains(grid.colourBarArea()));
+        QVERIFY(std::count_if(texts.begin(), texts.end(), [](const DrawnText& t) {
+                    return t.kind == DrawnText::Kind::TickLabel;
+                }) >= 3);
+        // The selected step's number is kept, wherever thinning falls.
+        QVERIFY(std::any_of(texts.begin(), texts.end(), [&](const DrawnText& t) {
+            return t.kind == DrawnText::Kind::TickLabel && t.text == QString::number(steps - 2);
+        }));
     }
 };
 

@@ -200,9 +200,9 @@ const AttentionHeatmapWidget::Geometry& AttentionHeatmapWidget::geometry() const
     }
     g.plot = QRect(area.left(), area.top(), std::max(1, int(std::lround(keys * g.cell))),
                    std::max(1, int(std::lround(rows * g.cell))));
-    // The bar no taller than the cells' area, so that its labels stay beside the map.
-    g.legend = QRect(area.right() + 1 + 2 * kMargin, area.top(), kLegendBarWidth,
-                     std::min(area.height(), 240));
+    // Beside the cells and no taller, so that its labels stay beside them.
+    g.legend = QRect(g.plot.right() + 1 + 2 * kMargin, g.plot.top(), kLegendBarWidth,
+                     std::min(g.plot.height(), 240));
     g.texts.push_back(
         placeText(metrics, metrics.elidedText(titleText(), Qt::ElideRight, width() - 2 * kMargin),
                   kMargin, kMargin + line / 2, Qt::AlignLeft, DrawnText::Kind::Title));

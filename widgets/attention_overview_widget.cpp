@@ -238,9 +238,9 @@ const AttentionOverviewWidget::Geometry& AttentionOverviewWidget::geometry() con
         g.plot = QRect(area.left(), area.top(), std::max(1, int(std::lround(heads_ * g.cellWidth))),
                        std::max(1, int(std::lround(layers_ * g.cellHeight))));
     }
-    // The bar no taller than the grid's area, so that its labels stay beside the grid.
-    g.legend = QRect(area.right() + 1 + 2 * kMargin, area.top(), kLegendBarWidth,
-                     std::min(area.height(), 240));
+    // Beside the grid and no taller, so that its labels stay beside it.
+    g.legend = QRect(g.plot.right() + 1 + 2 * kMargin, g.plot.top(), kLegendBarWidth,
+                     std::min(g.plot.height(), 240));
     g.texts.push_back(placeText(
         metrics,
         metrics.elidedText(

@@ -14,9 +14,8 @@ namespace {
 
 constexpr double kMargin = 8;
 constexpr double kNodeWidth = 84;
-constexpr double kNodeHeight = 18;
 constexpr double kColumn = 132;  // node plus the edge and its label
-constexpr double kRow = 22;
+constexpr double kEdgeLabelWidth = kColumn - kNodeWidth - 6;
 
 const QColor kInk(0x20, 0x20, 0x20);
 const QColor kKeptFill(0xFF, 0xFF, 0xFF);
@@ -110,31 +109,87 @@ void BeamTreeWidget::relayout() {
     const auto [first, last] = place(place, rootChildren_);
     rootRow_ = first < 0 ? 0 : (first + last) / 2;
     rows_ = std::max(nextRow, 1);
+    layOutTexts();
     updateGeometry();
     resize(sizeHint());
     update();
 }
 
+QFont BeamTreeWidget::edgeLabelFont() const {
+    QFont small = font();
+    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
+    return small;
+}
+
+void BeamTreeWidget::layOutTexts() {
+    const QFontMetrics metrics = fontMetrics();
+    const QFontMetrics small(edgeLabelFont());
+    // A box holds a line of text; rows leave room between boxes; the first row's edge label (above
+    // its box) stays inside the widget.
+    nodeHeight_ = std::max(18.0, metrics.height() + 4.0);
+    rowHeight_ = std::max(22.0, nodeHeight_ + 4);
+    top_ = std::max(kMargin, small.height() - (rowHeight_ - nodeHeight_) / 2 + 1);
+    texts_.clear();
+    textNode_.clear();
+    // Log-probabilities right-aligned at the end of each edge, above its box: between the columns,
+    // where only edges run.
+    for (int id = 0; id < nodeCount(); ++id) {
+        if (row_[size_t(id)] < 0)
+            continue;
+        const QPointF to = centre(id) - QPointF(kNodeWidth / 2, 0);
+        const QString text =
+            small.elidedText(QString::number(nodes_[size_t(id)].tokenLogProbability, 'f', 2),
+                             Qt::ElideRight, int(kEdgeLabelWidth));
+        texts_.push_back(placeText(small, text, int(to.x()) - 2,
+                                   int(to.y() - nodeHeight_ / 2) - small.height() / 2 - 1,
+                                   Qt::AlignRight, DrawnText::Kind::Annotation));
+        textNode_.push_back(id);
+    }
+    edgeLabelCount_ = texts_.size();
+    // Each box's token, elided to the box.
+    const auto boxText = [&](const QRectF& box, const QString& label, int id) {
+        const QString text = metrics.elidedText(label, Qt::ElideRight, int(box.width()) - 8);
+        texts_.push_back(placeText(metrics, text, int(box.center().x()), int(box.center().y()),
+                                   Qt::AlignHCenter, DrawnText::Kind::Annotation));
+        textNode_.push_back(id);
+    };
+    boxText(rootRect(), tr("prompt"), -1);
+    for (int id = 0; id < nodeCount(); ++id) {
+        if (const std::optional<QRectF> r = nodeRect(id))
+            boxText(*r, nodes_[size_t(id)].label, id);
+    }
+}
+
 QSize BeamTreeWidget::sizeHint() const {
-    return {int(2 * kMargin + kNodeWidth + kColumn * steps_), int(2 * kMargin + kRow * rows_)};
+    return {int(2 * kMargin + kNodeWidth + kColumn * steps_),
+            int(std::ceil(top_ + kMargin + rowHeight_ * rows_))};
+}
+
+QRect BeamTreeWidget::dataArea() const {
+    QRectF bounds = rootRect();
+    for (int id = 0; id < nodeCount(); ++id) {
+        if (const std::optional<QRectF> r = nodeRect(id))
+            bounds |= *r;
+    }
+    return bounds.toAlignedRect();
 }
 
 QPointF BeamTreeWidget::centre(int id) const {
     const double step = id < 0 ? 0 : nodes_[size_t(id)].step;
     const double row = id < 0 ? rootRow_ : row_[size_t(id)];
-    return {kMargin + kNodeWidth / 2 + kColumn * step, kMargin + kRow * (row + 0.5)};
+    return {kMargin + kNodeWidth / 2 + kColumn * step, top_ + rowHeight_ * (row + 0.5)};
 }
 
 QRectF BeamTreeWidget::rootRect() const {
     const QPointF c = centre(-1);
-    return {c.x() - kNodeWidth / 2, c.y() - kNodeHeight / 2, kNodeWidth, kNodeHeight};
+    return {c.x() - kNodeWidth / 2, c.y() - nodeHeight_ / 2, kNodeWidth, nodeHeight_};
 }
 
 std::optional<QRectF> BeamTreeWidget::nodeRect(int id) const {
     if (id < 0 || id >= nodeCount() || row_[size_t(id)] < 0)
         return std::nullopt;
     const QPointF c = centre(id);
-    return QRectF(c.x() - kNodeWidth / 2, c.y() - kNodeHeight / 2, kNodeWidth, kNodeHeight);
+    return QRectF(c.x() - kNodeWidth / 2, c.y() - nodeHeight_ / 2, kNodeWidth, nodeHeight_);
 }
 
 bool BeamTreeWidget::dimmed(int id) const {
@@ -205,9 +260,6 @@ void BeamTreeWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.fillRect(rect(), palette().base());
-    QFont small = font();
-    small.setPointSizeF(std::max(6.0, font().pointSizeF() * 0.8));
-
     // Edges first, the winning path last so that it stays on top.
     for (const bool winningPass : {false, true}) {
         for (int id = 0; id < nodeCount(); ++id) {
@@ -222,26 +274,15 @@ void BeamTreeWidget::paintEvent(QPaintEvent*) {
             const double bend = (to.x() - from.x()) / 2;
             path.cubicTo(from + QPointF(bend, 0), to - QPointF(bend, 0), to);
             painter.drawPath(path);
-            painter.setFont(small);
-            painter.setPen(dimmed(id) ? kDim : kInk);
-            const QRectF label(to.x() - 44, to.y() - kNodeHeight / 2 - 12, 42, 12);
-            painter.drawText(label, Qt::AlignRight | Qt::AlignBottom,
-                             QString::number(node.tokenLogProbability, 'f', 2));
         }
     }
-
     const auto drawBox = [&](const QRectF& r, const QColor& fill, const QColor& border,
-                             double borderWidth, const QColor& ink, const QString& text) {
+                             double borderWidth) {
         painter.setPen(QPen(border, borderWidth));
         painter.setBrush(fill);
         painter.drawRoundedRect(r, 4, 4);
-        painter.setPen(ink);
-        painter.setFont(font());
-        painter.drawText(
-            r.adjusted(4, 0, -4, 0), Qt::AlignCenter,
-            painter.fontMetrics().elidedText(text, Qt::ElideRight, int(r.width()) - 8));
     };
-    drawBox(rootRect(), palette().color(QPalette::AlternateBase), kInk, 1, kInk, tr("prompt"));
+    drawBox(rootRect(), palette().color(QPalette::AlternateBase), kInk, 1);
     for (int id = 0; id < nodeCount(); ++id) {
         const std::optional<QRectF> r = nodeRect(id);
         if (!r)
@@ -251,9 +292,21 @@ void BeamTreeWidget::paintEvent(QPaintEvent*) {
                               : dimmed(id)      ? kDim
                               : finished        ? kFinishedBorder
                                                 : kInk;
-        drawBox(*r, fillOf(id), border, onWinningPath(id) || finished ? 2 : 1,
-                dimmed(id) ? kDim : kInk, nodes_[size_t(id)].label);
+        drawBox(*r, fillOf(id), border, onWinningPath(id) || finished ? 2 : 1);
     }
+    // The texts laid out with the tree, over edges and boxes, in their node's ink.
+    for (size_t i = 0; i < texts_.size(); ++i) {
+        painter.setFont(i < edgeLabelCount_ ? edgeLabelFont() : font());
+        painter.setPen(dimmed(textNode_[i]) ? kDim : kInk);
+        paintText(painter, texts_[i]);
+    }
+}
+
+void BeamTreeWidget::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange) {
+        relayout();  // box sizes and texts
+    }
+    QWidget::changeEvent(event);
 }
 
 }  // namespace inferlens::widgets

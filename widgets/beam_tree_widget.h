@@ -12,6 +12,8 @@
 #include <optional>
 #include <vector>
 
+#include "drawn_text.h"
+#include "label_thinning.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -47,14 +49,23 @@ class BeamTreeWidget : public QWidget {
 
     QSize sizeHint() const override;
 
+    // The boxes' bounds (the prompt's included), and every text drawn (the edges'
+    // log-probabilities, the boxes' tokens), in widget coordinates.
+    QRect dataArea() const;
+    DrawnTexts drawnTexts() const { return drawnTextsOf(texts_); }
+
   protected:
     void paintEvent(QPaintEvent* event) override;
     bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
   private:
     void relayout();
     QPointF centre(int id) const;
     QRectF rootRect() const;
+    // Box and row heights from the font, then every text where it will be painted.
+    void layOutTexts();
+    QFont edgeLabelFont() const;
 
     std::vector<BeamTreeNode> nodes_;
     std::vector<std::vector<int>> children_;  // per node, in the order considered (best first)
@@ -67,6 +78,10 @@ class BeamTreeWidget : public QWidget {
     int steps_ = 0;
     int winner_ = -1;
     int prunedPerParent_ = 2;
+    double nodeHeight_ = 18, rowHeight_ = 22, top_ = 8;
+    PlacedTexts texts_;          // the edge labels (edgeLabelCount_ of them), then the boxes' texts
+    std::vector<int> textNode_;  // per text: its node (−1: the prompt)
+    size_t edgeLabelCount_ = 0;
 };
 
 }  // namespace inferlens::widgets

@@ -111,9 +111,9 @@ void DoubleLoopGridWidget::appendStep(const LoopTiming& timing) {
     } else {
         colourColumn(stepCount() - 1);
     }
-    if (!replaces || rangeChanged || layers_ != layersBefore) {
-        geometryValid_ = false;  // more columns, other legend labels or more rows
-    }
+    // The summary's times change with every timing; also more columns, other legend labels or
+    // more rows.
+    geometryValid_ = false;
     update();
 }
 
@@ -202,7 +202,11 @@ const DoubleLoopGridWidget::Geometry& DoubleLoopGridWidget::geometry() const {
     const QRect area = rect().adjusted(kMargin + g.labelWidth, kMargin + line + 4 + kBandHeight + 2,
                                        -(kMargin + legendWidth), -(kMargin + 2 * line + 4));
     const int steps = stepCount();
-    if (steps > 0 && layers_ > 0 && area.width() >= kMinCellWidth && area.height() > 0) {
+    if (steps <= 0 || layers_ <= 0 || area.width() < kMinCellWidth || area.height() <= 0) {
+        geometry_ = g;
+        return geometry_;
+    }
+    {
         g.cellWidth = std::clamp(area.width() / steps, kMinCellWidth, kMaxCellWidth);
         g.visibleCount = std::min(steps, area.width() / g.cellWidth);
         g.firstVisible = steps - g.visibleCount;  // the latest steps stay in view
@@ -214,10 +218,71 @@ const DoubleLoopGridWidget::Geometry& DoubleLoopGridWidget::geometry() const {
                        std::max(1, int(std::lround(layers_ * g.cellHeight))));
         g.band = QRect(g.plot.left(), g.plot.top() - kBandHeight - 2, g.plot.width(), kBandHeight);
     }
-    g.legend = QRect(area.right() + 1 + 2 * kMargin, area.top(), kLegendBarWidth,
-                     std::max(std::min(area.height(), 240), 40));
+    // Beside the grid and no taller, so that its labels stay beside it.
+    g.legend = QRect(g.plot.right() + 1 + 2 * kMargin, g.plot.top(), kLegendBarWidth,
+                     std::min(g.plot.height(), 240));
+    layOutTexts(g);
     geometry_ = g;
     return geometry_;
+}
+
+void DoubleLoopGridWidget::layOutTexts(Geometry& g) const {
+    const QFontMetrics metrics = fontMetrics();
+    const int line = metrics.height();
+    g.texts.push_back(
+        placeText(metrics, metrics.elidedText(summaryText(), Qt::ElideRight, width() - 2 * kMargin),
+                  kMargin, kMargin + line / 2, Qt::AlignLeft, DrawnText::Kind::Title));
+    const PlacedTexts legend = colourLegendLabels(metrics, g.legend, legendTicks(),
+                                                  colourLegendLabelWidth(metrics, legendTicks()));
+    g.texts.insert(g.texts.end(), legend.begin(), legend.end());
+    const auto keep = [&](PlacedText label) { placeIfFree(g.texts, std::move(label), rect()); };
+    // The band's key under the step numbers; what does not fit the width is elided or left out.
+    int x = g.plot.left();
+    const int keyY = g.plot.bottom() + 4 + line + line / 2;
+    for (const auto& [colour, label] :
+         {std::make_pair(kPrefill, tr("prefill")), std::make_pair(kDecode, tr("decode")),
+          std::make_pair(QColor(), tr("steps (outer loop) →   layers (inner loop) ↓"))}) {
+        const int room = width() - kMargin - x - (colour.isValid() ? 14 : 0);
+        const QString text = metrics.elidedText(label, Qt::ElideRight, room);
+        if (room <= 0 || text.isEmpty() || (colour.isValid() && text != label)) {
+            break;  // a swatch without its whole name would be a riddle
+        }
+        if (colour.isValid()) {
+            g.keySwatches.emplace_back(x, keyY - 4, 10, 8);
+            x += 14;
+        }
+        g.texts.push_back(
+            placeText(metrics, text, x, keyY, Qt::AlignLeft, DrawnText::Kind::Annotation));
+        x += metrics.horizontalAdvance(text) + 12;
+    }
+    const auto layerLabel = [&](int layer) {
+        const int y =
+            std::max(g.plot.top() + int((layer + 0.5) * g.cellHeight), g.plot.top() + line / 2);
+        return placeText(metrics, tr("layer %1").arg(layer), g.plot.left() - 4, y, Qt::AlignRight,
+                         DrawnText::Kind::TickLabel);
+    };
+    const auto stepLabel = [&](int column) {
+        const QString text = QString::number(steps_[size_t(g.firstVisible + column)].step);
+        const int x = std::max(g.plot.left() + column * g.cellWidth + g.cellWidth / 2,
+                               g.plot.left() + metrics.horizontalAdvance(text) / 2);
+        return placeText(metrics, text, x, g.plot.bottom() + 2 + line / 2, Qt::AlignHCenter,
+                         DrawnText::Kind::TickLabel);
+    };
+    // The selected step's number first, so that thinning keeps it.
+    for (int column = 0; column < g.visibleCount; ++column) {
+        if (steps_[size_t(g.firstVisible + column)].step == selectedStep_) {
+            keep(stepLabel(column));
+        }
+    }
+    // Crowded axes label every k-th layer and step.
+    for (int layer = 0; layer < layers_; layer += labelStep(g.cellHeight, line)) {
+        keep(layerLabel(layer));
+    }
+    const int numberWidth = metrics.horizontalAdvance(QString::number(steps_.back().step));
+    for (int column = 0; column < g.visibleCount;
+         column += labelStep(g.cellWidth, numberWidth, 6)) {
+        keep(stepLabel(column));
+    }
 }
 
 std::optional<std::pair<int, int>> DoubleLoopGridWidget::cellAt(QPoint point) const {
@@ -274,22 +339,14 @@ bool DoubleLoopGridWidget::event(QEvent* event) {
 void DoubleLoopGridWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
-    const QFontMetrics metrics = fontMetrics();
-    const int line = metrics.height();
-    const QColor text = palette().color(QPalette::WindowText);
     const Geometry& g = geometry();
     if (g.cellWidth <= 0) {
         paintPlaceholder(painter, *this, tr("No steps yet"));
         return;
     }
-    painter.setPen(text);
-    painter.drawText(QRect(kMargin, kMargin, width() - 2 * kMargin, line),
-                     Qt::AlignLeft | Qt::AlignVCenter, summaryText());
-
     painter.fillRect(g.plot, palette().base());  // layers not yet timed in a running step
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);
     painter.drawImage(QRectF(g.plot), image_, QRectF(g.firstVisible, 0, g.visibleCount, layers_));
-
     // Prefill and decode marks above the columns (an outline would hide narrow prefill cells).
     for (int column = 0; column < g.visibleCount; ++column) {
         const LoopTiming& s = steps_[size_t(g.firstVisible + column)];
@@ -297,38 +354,13 @@ void DoubleLoopGridWidget::paintEvent(QPaintEvent*) {
                                std::max(g.cellWidth - 1, 1), g.band.height()),
                          s.prefill ? kPrefill : kDecode);
     }
-
-    // Layer labels (every n-th when crowded), step numbers, the band's key.
-    painter.setPen(text);
-    const int layerStep = std::max(1, int(std::ceil(line / std::max(g.cellHeight, 1e-3))));
-    for (int layer = 0; layer < layers_; layer += layerStep) {
-        const int y = g.plot.top() + int((layer + 0.5) * g.cellHeight);
-        painter.drawText(QRect(kMargin, y - line / 2, g.labelWidth - 4, line),
-                         Qt::AlignRight | Qt::AlignVCenter, tr("layer %1").arg(layer));
+    paintColourBar(painter, g.legend, map_, g.texts, palette());
+    const QColor swatches[] = {kPrefill, kDecode};
+    for (size_t i = 0; i < g.keySwatches.size(); ++i) {
+        painter.fillRect(g.keySwatches[i], swatches[i]);
     }
-    const int numberWidth = metrics.horizontalAdvance(QString::number(steps_.back().step)) + 6;
-    const int columnStep = std::max(1, (numberWidth + g.cellWidth - 1) / g.cellWidth);
-    for (int column = 0; column < g.visibleCount; column += columnStep) {
-        const int x = g.plot.left() + column * g.cellWidth + g.cellWidth / 2;
-        painter.drawText(QRect(x - numberWidth / 2, g.plot.bottom() + 2, numberWidth, line),
-                         Qt::AlignCenter,
-                         QString::number(steps_[size_t(g.firstVisible + column)].step));
-    }
-    int x = g.plot.left();
-    const int keyTop = g.plot.bottom() + 4 + line;
-    for (const auto& [colour, label] :
-         {std::make_pair(kPrefill, tr("prefill")), std::make_pair(kDecode, tr("decode")),
-          std::make_pair(QColor(), tr("steps (outer loop) →   layers (inner loop) ↓"))}) {
-        if (colour.isValid()) {
-            painter.fillRect(QRect(x, keyTop + line / 2 - 4, 10, 8), colour);
-            x += 14;
-        }
-        const int w = metrics.horizontalAdvance(label);
-        painter.drawText(QRect(x, keyTop, w, line), Qt::AlignLeft | Qt::AlignVCenter, label);
-        x += w + 12;
-    }
-    paintColourLegend(painter, g.legend, map_, legendTicks(), palette());
-
+    painter.setPen(palette().color(QPalette::WindowText));
+    paintTexts(painter, g.texts);
     for (int column = 0; column < g.visibleCount; ++column)
         if (steps_[size_t(g.firstVisible + column)].step == selectedStep_) {
             painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
@@ -340,6 +372,7 @@ void DoubleLoopGridWidget::paintEvent(QPaintEvent*) {
 
 void DoubleLoopGridWidget::setSelectedStep(int step) {
     selectedStep_ = step;
+    geometryValid_ = false;  // its number is kept first
     update();
 }
 

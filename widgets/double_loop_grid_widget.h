@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "colour_map.h"
+#include "drawn_text.h"
+#include "label_thinning.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -53,6 +55,13 @@ class DoubleLoopGridWidget : public QWidget {
     QRect cellRect(int stepIndex, int layer) const;
     QString toolTipAt(QPoint point) const;
 
+    // Where the cells and their prefill / decode band are drawn, every text drawn (the summary,
+    // layer and step numbers, the band's key, the colour bar's labels) and the colour bar with its
+    // ticks, in widget coordinates.
+    QRect dataArea() const { return geometry().plot | geometry().band; }
+    DrawnTexts drawnTexts() const { return drawnTextsOf(geometry().texts); }
+    QRect colourBarArea() const { return geometry().legend.adjusted(0, 0, 5, 0); }
+
     QSize sizeHint() const override { return {520, 320}; }
     QSize minimumSizeHint() const override { return {200, 120}; }
 
@@ -70,8 +79,11 @@ class DoubleLoopGridWidget : public QWidget {
         QRect band;  // prefill / decode marks above the columns
         QRect legend;
         int labelWidth = 0;
+        PlacedTexts texts;               // every text painted, laid out with the rest
+        std::vector<QRect> keySwatches;  // the band's key: prefill, decode
     };
     const Geometry& geometry() const;
+    void layOutTexts(Geometry& g) const;
     QRgb rgbFor(double seconds) const;
     void ensureCapacity(int steps, int layers);
     void colourColumn(int index);

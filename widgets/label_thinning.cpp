@@ -61,9 +61,12 @@ PlacedTexts colourLegendLabels(const QFontMetrics& metrics, const QRect& bar,
     const int line = metrics.height();
     for (const size_t i : order) {
         const auto& [t, label] = ticks[i];
-        int y = bar.bottom() - int(t * (bar.height() - 1) + 0.5);
-        // Keep the end labels within the bar's extent, so they do not reach above or below it.
-        y = std::clamp(y, bar.top() + line / 2, bar.bottom() - line / 2);
+        // Within the bar's extent, so that the end labels reach neither above nor below it (a bar
+        // shorter than a line keeps one label, at its middle).
+        const int y = bar.height() < line
+                          ? bar.center().y()
+                          : std::clamp(bar.bottom() - int(t * (bar.height() - 1) + 0.5),
+                                       bar.top() + line / 2, bar.bottom() - line / 2);
         const QString text = metrics.elidedText(label, Qt::ElideRight, labelWidth);
         PlacedText placed =
             placeText(metrics, text, bar.right() + 6, y, Qt::AlignLeft, DrawnText::Kind::Legend);
@@ -89,19 +92,23 @@ void paintColourBar(QPainter& painter, const QRect& bar, const ColourMap& map,
     painter.restore();
 }
 
+void paintText(QPainter& painter, const PlacedText& t) {
+    const QRectF& r = t.drawn.rect;
+    if (!t.vertical) {
+        painter.drawText(r, Qt::AlignCenter | Qt::TextSingleLine, t.drawn.text);
+        return;
+    }
+    painter.save();
+    painter.translate(r.left(), r.bottom());
+    painter.rotate(-90);
+    painter.drawText(QRectF(0, 0, r.height(), r.width()), Qt::AlignCenter | Qt::TextSingleLine,
+                     t.drawn.text);
+    painter.restore();
+}
+
 void paintTexts(QPainter& painter, const PlacedTexts& texts) {
     for (const PlacedText& t : texts) {
-        const QRectF& r = t.drawn.rect;
-        if (!t.vertical) {
-            painter.drawText(r, Qt::AlignCenter | Qt::TextSingleLine, t.drawn.text);
-            continue;
-        }
-        painter.save();
-        painter.translate(r.left(), r.bottom());
-        painter.rotate(-90);
-        painter.drawText(QRectF(0, 0, r.height(), r.width()), Qt::AlignCenter | Qt::TextSingleLine,
-                         t.drawn.text);
-        painter.restore();
+        paintText(painter, t);
     }
 }
 

@@ -48,7 +48,8 @@ PlacedTexts colourLegendLabels(const QFontMetrics& metrics, const QRect& bar,
 void paintColourBar(QPainter& painter, const QRect& bar, const ColourMap& map,
                     const PlacedTexts& texts, const QPalette& palette);
 
-// Draws each text in its box, in the painter's current pen and font.
+// Draws a text in its box, in the painter's current pen and font.
+void paintText(QPainter& painter, const PlacedText& text);
 void paintTexts(QPainter& painter, const PlacedTexts& texts);
 DrawnTexts drawnTextsOf(const PlacedTexts& texts);
 
