@@ -229,9 +229,11 @@ void AttentionHeatmapWidget::layOutAxisLabels(Geometry& g) const {
                          metrics.elidedText(labelFor(queryOf(row)), Qt::ElideRight, textWidth),
                          g.plot.left() - 4, y, Qt::AlignRight, DrawnText::Kind::TickLabel);
     };
-    // Keys along the bottom, reading upwards from under their column.
+    // Keys along the bottom, reading upwards from under their column, never left of the cells
+    // (where the query labels end).
     const auto keyLabel = [&](int column) {
-        const int x = g.plot.left() + int((column + 0.5) * g.cell);
+        const int x =
+            std::max(g.plot.left() + int((column + 0.5) * g.cell), g.plot.left() + line / 2);
         return placeVerticalText(
             metrics, metrics.elidedText(labelFor(column * block()), Qt::ElideRight, textWidth), x,
             g.plot.bottom() + 4, DrawnText::Kind::TickLabel);
