@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "branch_compare_widget.h"
+#include "layout_checks.h"
 
 using namespace inferlens::widgets;
 
@@ -51,6 +52,37 @@ class TestWidgetBranches : public QObject {
 
         widget.select(0);
         QCOMPARE(widget.compared(), std::make_pair(0, -1));
+    }
+
+    // Three branches of a 60-token answer at every size a dock gives the panel: the list's entries
+    // and the answers' paragraphs stay apart and inside the panel, and both answers are shown.
+    void textsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        for (const QSize size : testing::layoutSizes())
+            QTest::addRow("%dx%d", size.width(), size.height()) << size;
+    }
+
+    void textsNeverOverprint() {
+        QFETCH(QSize, size);
+        const QStringList pieces{"床前", "明月光", "，", " the", " moon", "疑是", "地上霜", "。\n"};
+        std::vector<std::pair<QString, float>> tokens;
+        for (int i = 0; i < 60; ++i)
+            tokens.emplace_back(pieces[i % pieces.size()], 0.2f + 0.013f * float(i));
+        BranchCompareWidget widget;
+        widget.resize(size);
+        widget.addBranch(branch(QStringLiteral("original answer"), -1, 0, tokens));
+        widget.addBranch(branch(QStringLiteral("forced “ the” at token 4"), 0, 4, tokens, 4));
+        widget.addBranch(branch(QStringLiteral("forced “疑是” at token 9"), 1, 9, tokens, 9));
+        widget.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&widget));
+        const DrawnTexts texts = widget.drawnTexts();
+        const QString problems = testing::layoutProblems(texts, widget.rect(), widget.dataArea());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        const auto answers = std::count_if(texts.begin(), texts.end(), [&](const DrawnText& t) {
+            return t.kind == DrawnText::Kind::Annotation &&
+                   widget.dataArea().contains(t.rect.toRect());
+        });
+        QVERIFY(answers >= 2);
     }
 
     void aGrowingBranchUpdates() {

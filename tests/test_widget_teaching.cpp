@@ -6,6 +6,7 @@
 #include <QTest>
 
 #include "kv_experiment_chart_widget.h"
+#include "layout_checks.h"
 #include "logit_lens_widget.h"
 
 using namespace inferlens::widgets;
@@ -43,6 +44,44 @@ class TestWidgetTeaching : public QObject {
                  lens.colourFor(snapshot.layers[1].top[2].probability));
         lens.clear();
         QCOMPARE(lens.rowCount(), 0);
+    }
+
+    // 28 layers × 5 ranks of Chinese and English pieces, at every size a dock gives the table: its
+    // texts (headers and cells) stay apart and inside the panel, and the first rows are shown.
+    void lensTextsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        for (const QSize size : testing::layoutSizes())
+            QTest::addRow("%dx%d", size.width(), size.height()) << size;
+    }
+
+    void lensTextsNeverOverprint() {
+        QFETCH(QSize, size);
+        const QStringList pieces{"▁春",           "晓",         "▁spring", "。",
+                                 "<|assistant|>", "花落知多少", "▁Meng"};
+        LensSnapshot snapshot;
+        for (int layer = 0; layer < 28; ++layer) {
+            LensLayer row{layer, 20.0 + layer, 1.5 - 0.04 * layer, {}};
+            for (int rank = 0; rank < 5; ++rank)
+                row.top.push_back({pieces[(layer + rank) % pieces.size()],
+                                   float(0.9 / (rank + 1) * (layer + 1) / 28.0)});
+            snapshot.layers.push_back(row);
+        }
+        LogitLensWidget lens;
+        lens.resize(size);
+        lens.setSnapshot(snapshot);
+        lens.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&lens));
+        const DrawnTexts texts = lens.drawnTexts();
+        const QString problems = testing::layoutProblems(texts, lens.rect(), lens.dataArea());
+        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        QVERIFY(lens.rect().contains(lens.dataArea()));
+        const auto shown = [&](const QString& text) {
+            return std::any_of(texts.begin(), texts.end(),
+                               [&](const DrawnText& t) { return t.text == text; });
+        };
+        QVERIFY(shown(QStringLiteral("layer 0")));
+        QVERIFY(shown(QStringLiteral("#1")));
+        QVERIFY(shown(lens.item(0, LogitLensWidget::kRankColumn)->text()));
     }
 
     void kvChartComputesSpeedupsFromTheSeries() {

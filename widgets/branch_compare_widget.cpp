@@ -1,14 +1,19 @@
 #include "branch_compare_widget.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QListWidget>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QTextBlock>
 #include <QTextBrowser>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+
+#include "label_thinning.h"
 
 namespace inferlens::widgets {
 
@@ -113,6 +118,38 @@ void BranchCompareWidget::refresh() {
     for (int i = 0; i < list_->count() && i < branchCount(); ++i) {
         list_->item(i)->setText(itemText(i));
     }
+}
+
+QRect BranchCompareWidget::dataArea() const {
+    const auto shown = [this](const QWidget* view) {
+        return QRect(view->mapTo(this, QPoint(0, 0)), view->size());
+    };
+    return shown(left_) | shown(right_);
+}
+
+DrawnTexts BranchCompareWidget::drawnTexts() const {
+    DrawnTexts texts;
+    for (int row = 0; row < list_->count(); ++row) {
+        const QListWidgetItem* item = list_->item(row);
+        const QRectF shown = shownIn(*this, *list_->viewport(), list_->visualItemRect(item));
+        if (!shown.isEmpty()) {
+            texts.push_back({item->text(), shown, DrawnText::Kind::TickLabel});
+        }
+    }
+    for (const QTextBrowser* view : {left_, right_}) {
+        const QTextDocument* document = view->document();
+        const QPointF scrolled(-view->horizontalScrollBar()->value(),
+                               -view->verticalScrollBar()->value());
+        for (QTextBlock block = document->begin(); block.isValid(); block = block.next()) {
+            const QRectF shown =
+                shownIn(*this, *view->viewport(),
+                        document->documentLayout()->blockBoundingRect(block).translated(scrolled));
+            if (!block.text().isEmpty() && !shown.isEmpty()) {
+                texts.push_back({block.text(), shown, DrawnText::Kind::Annotation});
+            }
+        }
+    }
+    return texts;
 }
 
 void BranchCompareWidget::changeEvent(QEvent* event) {

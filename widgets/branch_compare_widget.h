@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "drawn_text.h"
+
 class QListWidget;
 class QTextBrowser;
 
@@ -46,6 +48,11 @@ class BranchCompareWidget : public QWidget {
     void select(int branch);
     // The HTML a branch is shown as (for the two views, and tests).
     QString branchHtml(int index) const;
+
+    // The two answers' views, and the texts shown (the list's branches, then each paragraph of the
+    // two answers as Qt laid it out, clipped to what its view shows), in widget coordinates.
+    QRect dataArea() const;
+    DrawnTexts drawnTexts() const;
 
     QSize sizeHint() const override { return {520, 320}; }
 

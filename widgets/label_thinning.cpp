@@ -2,6 +2,7 @@
 
 #include <QPainter>
 #include <QPalette>
+#include <QWidget>
 #include <algorithm>
 #include <cmath>
 
@@ -90,6 +91,14 @@ void paintColourBar(QPainter& painter, const QRect& bar, const ColourMap& map,
         }
     }
     painter.restore();
+}
+
+QRectF shownIn(const QWidget& panel, const QWidget& viewport, const QRectF& rect) {
+    const QRectF shown = rect & QRectF(viewport.rect());
+    if (shown.isEmpty()) {
+        return {};
+    }
+    return shown.translated(viewport.mapTo(&panel, QPoint(0, 0)));
 }
 
 void paintText(QPainter& painter, const PlacedText& t) {

@@ -16,6 +16,7 @@
 
 class QPainter;
 class QPalette;
+class QWidget;
 
 namespace inferlens::widgets {
 
@@ -47,6 +48,10 @@ PlacedTexts colourLegendLabels(const QFontMetrics& metrics, const QRect& bar,
 // are painted with the panel's other texts).
 void paintColourBar(QPainter& painter, const QRect& bar, const ColourMap& map,
                     const PlacedTexts& texts, const QPalette& palette);
+
+// The part of `rect` (in `viewport`'s coordinates) that `viewport` shows, in `panel`'s coordinates:
+// where an item view (table, list, text browser) draws an item's text, clipped to its cell.
+QRectF shownIn(const QWidget& panel, const QWidget& viewport, const QRectF& rect);
 
 // Draws a text in its box, in the painter's current pen and font.
 void paintText(QPainter& painter, const PlacedText& text);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "display_text.h"
+#include "label_thinning.h"
 
 namespace inferlens::widgets {
 
@@ -63,6 +64,43 @@ void LogitLensWidget::rebuild() {
     }
     setVerticalHeaderLabels(layers);
     resizeColumnsToContents();
+}
+
+QRect LogitLensWidget::dataArea() const {
+    return QRect(viewport()->mapTo(this, QPoint(0, 0)), viewport()->size());
+}
+
+DrawnTexts LogitLensWidget::drawnTexts() const {
+    DrawnTexts texts;
+    const auto add = [&](const QWidget& view, const QRect& cell, const QString& text,
+                         DrawnText::Kind kind) {
+        const QRectF shown = shownIn(*this, view, cell);
+        if (!text.isEmpty() && !shown.isEmpty()) {
+            texts.push_back({text, shown, kind});
+        }
+    };
+    const QHeaderView* columns = horizontalHeader();
+    const QHeaderView* rows = verticalHeader();
+    for (int column = 0; column < columnCount() && !columns->isHidden(); ++column) {
+        const QRect section(columns->sectionViewportPosition(column), 0,
+                            columns->sectionSize(column), columns->height());
+        add(*columns->viewport(), section, horizontalHeaderItem(column)->text(),
+            DrawnText::Kind::AxisLabel);
+    }
+    for (int row = 0; row < rowCount(); ++row) {
+        const QRect section(0, rows->sectionViewportPosition(row), rows->width(),
+                            rows->sectionSize(row));
+        if (!rows->isHidden()) {
+            add(*rows->viewport(), section, verticalHeaderItem(row)->text(),
+                DrawnText::Kind::TickLabel);
+        }
+        for (int column = 0; column < columnCount(); ++column) {
+            if (const QTableWidgetItem* cell = item(row, column)) {
+                add(*viewport(), visualItemRect(cell), cell->text(), DrawnText::Kind::Annotation);
+            }
+        }
+    }
+    return texts;
 }
 
 void LogitLensWidget::changeEvent(QEvent* event) {

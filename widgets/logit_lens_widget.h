@@ -7,6 +7,7 @@
 #include <QTableWidget>
 
 #include "colour_map.h"
+#include "drawn_text.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -23,6 +24,12 @@ class LogitLensWidget : public QTableWidget {
     QColor colourFor(float probability) const { return map_.colourAt(probability); }
     // Columns before the ranks: the layer's norm and entropy.
     static constexpr int kRankColumn = 2;
+
+    // The cells' viewport, and the texts shown (header labels, then cells), in widget coordinates.
+    // The table draws each text elided and clipped to its cell, so a cell's visible part bounds its
+    // text.
+    QRect dataArea() const;
+    DrawnTexts drawnTexts() const;
 
   protected:
     void changeEvent(QEvent* event) override;
