@@ -13,7 +13,10 @@ packages=(
   libpcre2-dev              # Unicode regular expressions of byte-level BPE pre-tokenizers (Llama 3, Qwen2, ...)
   nlohmann-json3-dev        # config.json, safetensors headers, shard indexes
   fonts-wqy-microhei        # a CJK font, so that Chinese text is not drawn as empty boxes
+  xvfb                      # an X server per layout test, with the screen size the test asks for
 )
+# Qt's X11 platform plugin (libqxcb.so), which the Xvfb tests and the app on an X desktop use, is in
+# libqt6gui6 (Ubuntu: libqt6gui6t64), which qt6-base-dev already installs.
 
 # libFuzzer's runtime comes with clang on Debian 12 and in libclang-rt-dev on Ubuntu 24.04.
 if apt-cache show libclang-rt-dev > /dev/null 2>&1; then

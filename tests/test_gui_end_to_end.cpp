@@ -679,7 +679,8 @@ class TestGuiEndToEnd : public QObject {
         process.setProcessEnvironment(environment);
         process.start(QStringLiteral(INFERLENS_GUI_PATH),
                       {"--model", QStringLiteral(INFERLENS_BUNDLED_MODEL), "--prompt", "《春晓》",
-                       "--max-tokens", "16", "--screenshot", png, "--quit-after-generation"});
+                       "--max-tokens", "16", "--window-size", "1600x1000", "--screenshot", png,
+                       "--quit-after-generation"});
         QVERIFY(process.waitForFinished(120000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
         QVERIFY(QString::fromUtf8(process.readAllStandardOutput()).contains("longest UI stall"));
@@ -717,7 +718,8 @@ class TestGuiEndToEnd : public QObject {
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
         const QString replayShot = dir.filePath("replay.png");
         process.start(QStringLiteral(INFERLENS_GUI_PATH),
-                      {"--trace", trace, "--screenshot", replayShot, "--quit-after-generation"});
+                      {"--trace", trace, "--window-size", "1600x1000", "--screenshot", replayShot,
+                       "--quit-after-generation"});
         QVERIFY(process.waitForFinished(60000));
         QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
         QVERIFY(QString::fromUtf8(process.readAllStandardOutput()).contains("generated 6 tokens"));
