@@ -504,6 +504,35 @@ class TestWidgetAttention : public QObject {
                          qPrintable(testing::describe(t)));
         }
     }
+
+    // The texts are laid out once with the geometry; a new font lays them out again.
+    void textsFollowTheFont() {
+        AttentionHeatmapWidget map;
+        AttentionOverviewWidget overview;
+        AttentionHeadGridWidget grid;
+        map.resize(640, 480);
+        overview.resize(640, 480);
+        grid.resize(640, 480);
+        map.setMatrix(causal(0, 0, 0, 20, 20));
+        map.setTokenLabels(realisticTokens(20));
+        fillOverview(overview, 28, 16);
+        grid.setMatrix(causal(0, 0, 0, 20, 20));
+        const auto titleHeight = [](const DrawnTexts& texts) {
+            return texts.empty() ? 0.0 : texts.front().rect.height();
+        };
+        const double before[] = {titleHeight(map.drawnTexts()), titleHeight(overview.drawnTexts()),
+                                 titleHeight(grid.drawnTexts())};
+        QFont large = map.font();
+        large.setPointSize(large.pointSize() * 2);
+        map.setFont(large);
+        overview.setFont(large);
+        grid.setFont(large);
+        QVERIFY(titleHeight(map.drawnTexts()) > before[0]);
+        QVERIFY(titleHeight(overview.drawnTexts()) > before[1]);
+        QVERIFY(titleHeight(grid.drawnTexts()) > before[2]);
+        QVERIFY2(testing::layoutProblems(map.drawnTexts(), map.rect(), map.dataArea()).isEmpty(),
+                 "after the font change");
+    }
 };
 
 QTEST_MAIN(TestWidgetAttention)

@@ -278,4 +278,13 @@ void AttentionHeadGridWidget::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
 }
 
+void AttentionHeadGridWidget::changeEvent(QEvent* event) {
+    // The texts are laid out with the rest: in another font or language they are laid out again.
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange) {
+        layoutValid_ = false;
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
 }  // namespace inferlens::widgets

@@ -365,4 +365,13 @@ void AttentionOverviewWidget::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
 }
 
+void AttentionOverviewWidget::changeEvent(QEvent* event) {
+    // The texts are laid out with the rest: in another font or language they are laid out again.
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange) {
+        geometryValid_ = false;
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
 }  // namespace inferlens::widgets

@@ -381,4 +381,13 @@ void DoubleLoopGridWidget::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
 }
 
+void DoubleLoopGridWidget::changeEvent(QEvent* event) {
+    // The texts are laid out with the rest: in another font or language they are laid out again.
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange) {
+        geometryValid_ = false;
+        update();
+    }
+    QWidget::changeEvent(event);
+}
+
 }  // namespace inferlens::widgets
