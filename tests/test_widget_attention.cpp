@@ -533,6 +533,26 @@ class TestWidgetAttention : public QObject {
         QVERIFY2(testing::layoutProblems(map.drawnTexts(), map.rect(), map.dataArea()).isEmpty(),
                  "after the font change");
     }
+
+    // With nothing to draw, each panel reports the sentence it shows instead, inside the panel.
+    void emptyPanelsReportTheirPlaceholder() {
+        AttentionHeatmapWidget map;
+        AttentionOverviewWidget overview;
+        AttentionHeadGridWidget grid;
+        for (QWidget* panel : std::initializer_list<QWidget*>{&map, &overview, &grid})
+            panel->resize(120, 100);
+        for (const DrawnTexts& texts :
+             {map.drawnTexts(), overview.drawnTexts(), grid.drawnTexts()}) {
+            QCOMPARE(texts.size(), size_t(1));
+            QVERIFY(!texts.front().text.isEmpty());
+            QVERIFY(QRectF(0, 0, 120, 100).contains(texts.front().rect));
+        }
+        QVERIFY(map.dataArea().isEmpty());
+        map.setMatrix(causal(0, 0, 0, 4, 4));
+        map.resize(420, 420);
+        QVERIFY(!map.dataArea().isEmpty());
+        QVERIFY(map.drawnTexts().size() > 1);
+    }
 };
 
 QTEST_MAIN(TestWidgetAttention)

@@ -143,6 +143,7 @@ void AttentionHeadGridWidget::layOut() const {
     texts_.clear();
     const int n = headCount();
     if (n == 0) {
+        texts_.push_back(placePlaceholder(*this, tr("No attention heads yet")));
         return;
     }
     const QFontMetrics metrics = fontMetrics();
@@ -239,7 +240,9 @@ void AttentionHeadGridWidget::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.fillRect(rect(), palette().window());
     if (heads_.empty()) {
-        paintPlaceholder(painter, *this, tr("No attention heads yet"));
+        layOut();
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        paintTexts(painter, texts_);
         return;
     }
     layOut();

@@ -191,6 +191,7 @@ const AttentionHeatmapWidget::Geometry& AttentionHeatmapWidget::geometry() const
                                        -(kMargin + legendWidth), -(kMargin + g.labelWidth));
     const int rows = cellRowCount(), keys = store_.cellColumns();
     if (rows <= 0 || keys <= 0 || area.width() <= 0 || area.height() <= 0) {
+        g.texts.push_back(placePlaceholder(*this, tr("No attention weights yet")));
         geometry_ = g;
         return geometry_;
     }
@@ -361,7 +362,8 @@ void AttentionHeatmapWidget::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     const Geometry& g = geometry();
     if (g.cell <= 0) {
-        paintPlaceholder(painter, *this, tr("No attention weights yet"));
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        paintTexts(painter, g.texts);
         return;
     }
     // Nearest-neighbour scaling: each weight stays one flat cell, as the tests and the eye expect.

@@ -223,6 +223,7 @@ const AttentionOverviewWidget::Geometry& AttentionOverviewWidget::geometry() con
     const QRect area = rect().adjusted(kMargin + g.labelWidth, kMargin + 2 * line + 6,
                                        -(kMargin + legendWidth), -kMargin);
     if (layers_ <= 0 || heads_ <= 0 || area.width() <= 0 || area.height() <= 0) {
+        g.texts.push_back(placePlaceholder(*this, tr("No attention summary yet")));
         geometry_ = g;
         return geometry_;
     }
@@ -335,7 +336,8 @@ void AttentionOverviewWidget::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     const Geometry& g = geometry();
     if (g.cellWidth <= 0) {
-        paintPlaceholder(painter, *this, tr("No attention summary yet"));
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        paintTexts(painter, g.texts);
         return;
     }
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);

@@ -203,6 +203,7 @@ const DoubleLoopGridWidget::Geometry& DoubleLoopGridWidget::geometry() const {
                                        -(kMargin + legendWidth), -(kMargin + 2 * line + 4));
     const int steps = stepCount();
     if (steps <= 0 || layers_ <= 0 || area.width() < kMinCellWidth || area.height() <= 0) {
+        g.texts.push_back(placePlaceholder(*this, tr("No steps yet")));
         geometry_ = g;
         return geometry_;
     }
@@ -341,7 +342,8 @@ void DoubleLoopGridWidget::paintEvent(QPaintEvent*) {
     painter.fillRect(rect(), palette().window());
     const Geometry& g = geometry();
     if (g.cellWidth <= 0) {
-        paintPlaceholder(painter, *this, tr("No steps yet"));
+        painter.setPen(palette().color(QPalette::PlaceholderText));
+        paintTexts(painter, g.texts);
         return;
     }
     painter.fillRect(g.plot, palette().base());  // layers not yet timed in a running step

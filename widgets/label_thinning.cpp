@@ -25,6 +25,14 @@ PlacedText placeVerticalText(const QFontMetrics& metrics, const QString& text, i
     return {{text, QRectF(centreX - line / 2, top, line, width), kind}, true};
 }
 
+PlacedText placePlaceholder(const QWidget& panel, const QString& text) {
+    const QFontMetrics metrics = panel.fontMetrics();
+    const QRect area = panel.rect();
+    return placeText(metrics, metrics.elidedText(text, Qt::ElideRight, area.width() - 12),
+                     area.center().x(), area.center().y(), Qt::AlignHCenter,
+                     DrawnText::Kind::Annotation);
+}
+
 int labelStep(double pitch, int extent, int gap) {
     if (pitch <= 0) {
         return 1;

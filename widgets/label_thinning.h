@@ -35,6 +35,9 @@ PlacedText placeText(const QFontMetrics& metrics, const QString& text, int x, in
 PlacedText placeVerticalText(const QFontMetrics& metrics, const QString& text, int centreX, int top,
                              DrawnText::Kind kind);
 
+// The sentence a panel shows while it has nothing to draw, centred and elided to the panel.
+PlacedText placePlaceholder(const QWidget& panel, const QString& text);
+
 // Labels every k-th of items `pitch` pixels apart so that labels `extent` pixels long along the
 // axis stay `gap` pixels apart.
 int labelStep(double pitch, int extent, int gap = 2);
