@@ -4,6 +4,7 @@
 
 #include <QTest>
 
+#include "chart_layout_checks.h"
 #include "display_text.h"
 #include "kv_cache_chart_widget.h"
 
@@ -21,6 +22,17 @@ KvCachePoint glmPoint(qint64 tokens) {
     p.bytesFullMultiHead = p.bytesUsed * 16;
     p.bytesPerLayer.assign(28, tokens * 1024);
     return p;
+}
+
+// A chat of 120 tokens in a 2048-token context: the cache grows into MiB, stored as f16.
+void fillChat(KvCacheChartWidget& chart) {
+    chart.setContextLimit(2048);
+    for (qint64 tokens = 1; tokens <= 120; tokens += 2) {
+        KvCachePoint point = glmPoint(tokens);
+        point.type = QStringLiteral("f16");
+        point.bytesAsF32 = 2 * point.bytesUsed;
+        chart.appendPoint(point);
+    }
 }
 
 }  // namespace
@@ -118,6 +130,70 @@ class TestWidgetKvCacheChart : public QObject {
         QCOMPARE(*chart.lastPoint(), QPointF(3, 3 * 28 * 1024));
         chart.replot();
         QVERIFY(!chart.grab().isNull());
+    }
+
+    // At every size a panel might get, the title, legend, figures, tick labels ("400 KiB 200 KiB
+    // 0 B" overprinted once), axis labels and the context limit's label never overprint each
+    // other or leave the widget, and neither the legend nor the figures cover the plot.
+    void textsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::addColumn<bool>("wholeContext");
+        for (const QSize size : {QSize(300, 200), QSize(320, 220), QSize(480, 360), QSize(760, 520),
+                                 QSize(1100, 700), QSize(1200, 800)}) {
+            for (const bool whole : {false, true}) {
+                QTest::addRow("%dx%d%s", size.width(), size.height(), whole ? " whole context" : "")
+                    << size << whole;
+            }
+        }
+    }
+    void textsNeverOverprint() {
+        QFETCH(QSize, size);
+        QFETCH(bool, wholeContext);
+        KvCacheChartWidget chart;
+        fillChat(chart);
+        chart.setShowWholeContext(wholeContext);
+        QVERIFY(layout_checks::showAt(chart, size));
+        QVERIFY(chart.dataArea().height() > 0);
+        const DrawnTexts texts = chart.drawnTexts();
+        const QStringList problems =
+            layout_checks::problems(texts, chart.rect(), {chart.dataArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        for (const DrawnText& text : texts) {
+            if (text.kind == DrawnText::Kind::Annotation && text.text.contains("held")) {
+                QVERIFY2(!text.rect.intersects(QRectF(chart.dataArea())),
+                         qPrintable(layout_checks::describe(text)));
+            }
+        }
+        // Tick labels in MiB on the value axis, more than one of them.
+        int mebibytes = 0;
+        for (const DrawnText& text : texts) {
+            mebibytes += text.kind == DrawnText::Kind::TickLabel && text.text.endsWith("MiB");
+        }
+        QVERIFY(mebibytes >= (size.height() >= 360 ? 2 : 1));
+    }
+
+    // The figures are drawn in full (beside or under the plot) whenever the panel is not tiny.
+    void figuresAreDrawnBesideOrUnderThePlot() {
+        KvCacheChartWidget chart;
+        fillChat(chart);
+        for (const QSize size : {QSize(480, 360), QSize(1100, 700)}) {
+            QVERIFY(layout_checks::showAt(chart, size));
+            QString drawn;
+            for (const DrawnText& text : chart.drawnTexts()) {
+                if (text.kind == DrawnText::Kind::Annotation && text.text.contains("held")) {
+                    drawn = text.text;
+                }
+            }
+            QCOMPARE(drawn.simplified(), chart.summaryText().simplified());
+        }
+    }
+
+    void tickLabelBoxesMatchTheRendering() {
+        KvCacheChartWidget chart;
+        fillChat(chart);
+        QVERIFY(layout_checks::showAt(chart, QSize(640, 420)));
+        const QStringList problems = layout_checks::tickLabelPixelProblems(chart);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
     }
 };
 

@@ -5,6 +5,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "chart_layout_checks.h"
+#include "display_text.h"
 #include "sampling_chart_widget.h"
 
 using namespace inferlens::widgets;
@@ -38,6 +40,26 @@ SamplingStep makeStep(int count, int kept, int chosen) {
     step.entropy = 1.7;
     step.chosenProbability = chosen >= 0 ? step.candidates[size_t(chosen)].probability[3] : 0.01f;
     return step;
+}
+
+// Twelve candidates as a poem's continuation might have them: 6 to 10 characters, Chinese among
+// them, the chosen one fourth and the cut-off right after it; and a history of 40 steps.
+SamplingStep poemStep() {
+    const QStringList labels = {" bright",   "春晓孟浩然诗", " moonlit",     "床前明月光啊",
+                                " river!",   " flowers",     "夜来风雨声呀", " falling",
+                                " mountain", "举头望明月光", " dreams",      " tonight"};
+    SamplingStep step = makeStep(int(labels.size()), 4, 3);
+    for (int i = 0; i < labels.size(); ++i) {
+        step.candidates[size_t(i)].label = labels[i];
+    }
+    step.masked = {{" banned", 0.12f, "banned text"}};
+    return step;
+}
+
+void fillHistory(SamplingChartWidget& chart) {
+    for (int step = 0; step < 40; ++step) {
+        chart.appendHistory(step, 2.5 - step * 0.04, 0.2 + step * 0.015);
+    }
 }
 
 }  // namespace
@@ -176,6 +198,89 @@ class TestWidgetSamplingChart : public QObject {
         QCOMPARE(chart.historyCount(), 0);
         QCOMPARE(chart.barCount(), 0);
         QVERIFY(!chart.cutoffLineX());
+    }
+
+    // At every size a panel might get, no text the chart draws overprints another, leaves the
+    // widget, or (a legend) covers a plot.
+    void textsNeverOverprint_data() {
+        QTest::addColumn<QSize>("size");
+        for (const QSize size : {QSize(300, 200), QSize(320, 220), QSize(480, 360), QSize(560, 300),
+                                 QSize(760, 520), QSize(1100, 700), QSize(1200, 800)}) {
+            QTest::addRow("%dx%d", size.width(), size.height()) << size;
+        }
+    }
+    void textsNeverOverprint() {
+        QFETCH(QSize, size);
+        SamplingChartWidget chart;
+        chart.setStep(poemStep());
+        fillHistory(chart);
+        QVERIFY(layout_checks::showAt(chart, size));
+        QVERIFY(chart.dataArea().height() > 0);
+        const QStringList problems = layout_checks::problems(
+            chart.drawnTexts(), chart.rect(), {chart.dataArea(), chart.historyArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        // The title, "chosen" and "cut off" are there (the title wrapped, not cut).
+        int annotations = 0;
+        for (const DrawnText& text : chart.drawnTexts()) {
+            annotations += text.kind == DrawnText::Kind::Annotation;
+        }
+        QCOMPARE(annotations, 2);
+    }
+
+    // With a data area of 360 × 220 px or more every one of the twelve candidates is labelled.
+    void everyCandidateLabelledWhenThereIsRoom() {
+        const SamplingStep step = poemStep();
+        SamplingChartWidget chart;
+        chart.setStep(step);
+        fillHistory(chart);
+        int checked = 0;
+        for (int height = 360; height <= 800; height += 40) {
+            for (int width = 420; width <= 900; width += 80) {
+                QVERIFY(layout_checks::showAt(chart, QSize(width, height)));
+                const QRect area = chart.dataArea();
+                if (area.width() < 360 || area.height() < 220) {
+                    continue;
+                }
+                ++checked;
+                const DrawnTexts texts = chart.drawnTexts();
+                for (const SamplingCandidate& candidate : step.candidates) {
+                    const QString label = visibleWhitespace(candidate.label);
+                    const bool labelled =
+                        std::any_of(texts.begin(), texts.end(), [&](const DrawnText& text) {
+                            return text.kind == DrawnText::Kind::TickLabel &&
+                                   text.rect.top() > area.bottom() &&
+                                   (text.text == label ||
+                                    (text.text.endsWith(QChar(0x2026)) && text.text.size() >= 4 &&
+                                     label.startsWith(text.text.chopped(1))));
+                        });
+                    QVERIFY2(labelled,
+                             qPrintable(QString("%1 unlabelled at %2x%3 (data area %4x%5)")
+                                            .arg(label)
+                                            .arg(width)
+                                            .arg(height)
+                                            .arg(area.width())
+                                            .arg(area.height())));
+                }
+            }
+        }
+        QVERIFY(checked > 0);
+    }
+
+    // The tick labels' boxes are computed, not read from QCustomPlot: they must hold the pixels
+    // drawn in the tick labels' colour, level and upright ones alike.
+    void tickLabelBoxesMatchTheRendering_data() {
+        QTest::addColumn<QSize>("size");
+        QTest::newRow("upright candidates") << QSize(480, 420);
+        QTest::newRow("level candidates") << QSize(1200, 800);
+    }
+    void tickLabelBoxesMatchTheRendering() {
+        QFETCH(QSize, size);
+        SamplingChartWidget chart;
+        chart.setStep(poemStep());
+        fillHistory(chart);
+        QVERIFY(layout_checks::showAt(chart, size));
+        const QStringList problems = layout_checks::tickLabelPixelProblems(chart);
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
     }
 };
 

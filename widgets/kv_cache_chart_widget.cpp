@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "display_text.h"
+#include "plot_text_layout.h"
 
 namespace inferlens::widgets {
 
@@ -14,6 +15,12 @@ const QColor kAllocated(0x7F, 0xB2, 0xE0);
 const QColor kFullMultiHead(0xC0, 0x30, 0x30);
 const QColor kLimit(0x55, 0x55, 0x55);
 const QColor kBeams(0x8E, 0x44, 0xAD);
+
+// Below this data area height (px) the legend gives its row to the plot, and below the second the
+// figures do too (summaryText() still has them).
+constexpr int kLeastPlotHeight = 60, kLeastPlotWithoutLegend = 40;
+// The figures go beside the plot when they take at most this share of the width.
+constexpr double kWidestSummaryBeside = 0.4;
 
 // Byte counts on the value axis in KiB / MiB rather than in powers of ten.
 class ByteTicker : public QCPAxisTicker {
@@ -37,12 +44,21 @@ class ByteTicker : public QCPAxisTicker {
     }
 };
 
+// The figures' text. Beside the plot it shares a row with it, and QCPTextElement would cap that
+// row's height at its text's.
+class FiguresElement : public QCPTextElement {
+  public:
+    using QCPTextElement::QCPTextElement;
+    QSize maximumOuterSizeHint() const override { return {QWIDGETSIZE_MAX, QWIDGETSIZE_MAX}; }
+};
+
 }  // namespace
 
 KvCacheChartWidget::KvCacheChartWidget(QWidget* parent) : QCustomPlot(parent) {
     setAutoAddPlottableToLegend(false);
     plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, new QCPTextElement(this, tr("KV cache")));
+    title_ = new QCPTextElement(this, tr("KV cache"));
+    plotLayout()->addElement(0, 0, title_);
 
     allocated_ = addGraph();
     allocated_->setName(tr("allocated"));
@@ -80,19 +96,22 @@ KvCacheChartWidget::KvCacheChartWidget(QWidget* parent) : QCustomPlot(parent) {
     limitText_->setColor(kLimit);
     limitText_->setVisible(false);
 
-    summary_ = new QCPItemText(this);
-    summary_->position->setType(QCPItemPosition::ptAxisRectRatio);
-    summary_->position->setCoords(0.02, 0.03);
-    summary_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    summary_->setTextAlignment(Qt::AlignLeft);
-    summary_->setPadding(QMargins(4, 2, 4, 2));
-    summary_->setBrush(QColor(255, 255, 255, 200));
+    // The figures in the plot's own cell, beside or under it: on the plot they hid the lines.
+    QCPAxisRect* plot = axisRect();
+    body_ = new QCPLayoutGrid;
+    plotLayout()->take(plot);
+    plotLayout()->simplify();
+    plotLayout()->addElement(1, 0, body_);
+    body_->addElement(0, 0, plot);
+    summary_ = new FiguresElement(this, QString());
+    summary_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+    summary_->setMargins(QMargins(6, 2, 6, 2));
+    body_->addElement(1, 0, summary_);
+    reserveTickLabelOverhang(axisRect());
 
     // The legend in a row under the title: the lines rise towards every corner of the axis rect.
     legend->setVisible(true);
     legend->setFont(font());
-    legend->setWrap(3);
-    legend->setFillOrder(QCPLegend::foColumnsFirst);
     legend->setBorderPen(Qt::NoPen);
     legend->setBrush(Qt::NoBrush);
     axisRect()->insetLayout()->take(legend);
@@ -157,7 +176,6 @@ void KvCacheChartWidget::updateLimitLine() {
     if (shown) {
         limitLine_->point1->setCoords(double(contextLimit_), 0);
         limitLine_->point2->setCoords(double(contextLimit_), 1);
-        limitText_->position->setCoords(double(contextLimit_), 0.02);
         limitText_->setText(tr("context limit %1").arg(contextLimit_));
     }
     updateRanges();
@@ -291,6 +309,92 @@ std::optional<double> KvCacheChartWidget::contextLimitLineX() const {
         return std::nullopt;
     }
     return limitLine_->point1->coords().x();
+}
+
+void KvCacheChartWidget::updateLayout() {
+    fitTexts();
+    QCustomPlot::updateLayout();
+}
+
+void KvCacheChartWidget::placeInGrid(QCPLayoutGrid* grid, QCPLayoutElement* element, int row,
+                                     int column, bool shown) {
+    element->setVisible(shown);
+    if (element->layout()) {
+        grid->take(element);
+        grid->simplify();
+    }
+    if (shown) {
+        grid->addElement(row, column, element);
+        // As large as its text needs; the plot takes the rest.
+        if (column > 0) {
+            grid->setColumnStretchFactor(column, 1e-3);
+        } else {
+            grid->setRowStretchFactor(row, 1e-3);
+        }
+    }
+}
+
+void KvCacheChartWidget::fitTexts() {
+    const int width = viewport().width();
+    const QString summary = summaryText();
+    const QFontMetrics metrics(summary_->font());
+    const int summaryWidth =
+        metrics.boundingRect(QRect(), Qt::AlignLeft, summary).width() + 12;  // and its margins
+    const bool beside = summaryWidth <= kWidestSummaryBeside * width;
+    summary_->setText(beside ? summary : wrapText(summary, summary_->font(), width - 12));
+    placeInGrid(body_, summary_, beside ? 0 : 1, beside ? 1 : 0, true);
+    fitLegendColumns(legend, width, 3);
+    legend->setVisible(true);
+    if (!legend->layout()) {
+        plotLayout()->addElement(1, 0, legend);
+        plotLayout()->setRowStretchFactor(1, 0.001);
+    }
+    xAxis->setLabel(tr("tokens"));
+    yAxis->setLabel(tr("bytes"));
+    QCustomPlot::updateLayout();
+    if (axisRect()->rect().height() < kLeastPlotHeight) {
+        legend->setVisible(false);
+        plotLayout()->take(legend);
+        plotLayout()->setRowStretchFactor(1, 1e-6);  // the empty row keeps no height
+        QCustomPlot::updateLayout();
+    }
+    if (axisRect()->rect().height() < kLeastPlotWithoutLegend) {
+        placeInGrid(body_, summary_, 0, 0, false);
+        QCustomPlot::updateLayout();
+    }
+    for (int round = 0; round < 2; ++round) {
+        fitTickCount(xAxis);
+        fitTickCount(yAxis);
+        fitAxisLabel(xAxis, tr("tokens"));
+        fitAxisLabel(yAxis, tr("bytes"));
+        QCustomPlot::updateLayout();
+    }
+    // The limit's label stands by its line when both are in view and it fits the plot's height.
+    if (limitLine_->visible()) {
+        limitText_->position->setCoords(double(contextLimit_), 0);
+        const double x = xAxis->coordToPixel(double(contextLimit_));
+        const QRect area = axisRect()->rect().adjusted(2, 2, -2, -2);
+        limitText_->setVisible(x >= area.left() && x <= area.right() &&
+                               keepItemInside(limitText_, area));
+    }
+}
+
+QRect KvCacheChartWidget::dataArea() const {
+    return axisRect()->rect();
+}
+
+DrawnTexts KvCacheChartWidget::drawnTexts() const {
+    DrawnTexts texts;
+    appendTextElement(title_, DrawnText::Kind::Title, texts);
+    if (legend->layout()) {
+        appendLegend(legend, texts);
+    }
+    if (summary_->layout()) {
+        appendTextElement(summary_, DrawnText::Kind::Annotation, texts);
+    }
+    appendAxisRectTexts(axisRect(), texts);
+    appendItemText(limitText_, texts);
+    return texts;
 }
 
 }  // namespace inferlens::widgets

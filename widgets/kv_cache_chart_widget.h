@@ -11,6 +11,7 @@
 
 #include <qcustomplot.h>
 
+#include "drawn_text.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -45,7 +46,20 @@ class KvCacheChartWidget : public QCustomPlot {
     // The x of the context limit line when it is drawn.
     std::optional<double> contextLimitLineX() const;
 
+    // After the last replot, in widget coordinates: the plot's data area and every text drawn.
+    QRect dataArea() const;
+    DrawnTexts drawnTexts() const;
+
+  protected:
+    // Every replot lays the texts out for the panel's size: the figures beside the plot when
+    // there is room, else under it; tick counts and the legend's columns to what fits.
+    void updateLayout() override;
+
   private:
+    void fitTexts();
+    // Puts an element into a cell of `grid` or takes it out of the grid (and hides it).
+    static void placeInGrid(QCPLayoutGrid* grid, QCPLayoutElement* element, int row, int column,
+                            bool shown);
     void rebuildPerLayerGraphs();
     // Shows the context limit's line unless the cache slides, then updates ranges and summary.
     void updateLimitLine();
@@ -66,7 +80,9 @@ class KvCacheChartWidget : public QCustomPlot {
     std::vector<QCPGraph*> perLayer_;
     QCPItemStraightLine* limitLine_ = nullptr;
     QCPItemText* limitText_ = nullptr;
-    QCPItemText* summary_ = nullptr;
+    QCPTextElement* title_ = nullptr;
+    QCPLayoutGrid* body_ = nullptr;  // the axis rect and, beside or under it, the figures
+    QCPTextElement* summary_ = nullptr;
 };
 
 }  // namespace inferlens::widgets

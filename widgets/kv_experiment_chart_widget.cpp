@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "plot_text_layout.h"
+
 namespace inferlens::widgets {
 
 namespace {
@@ -26,10 +28,18 @@ KvExperimentChartWidget::KvExperimentChartWidget(QWidget* parent) : QCustomPlot(
     withCache_->setPen(QPen(QColor(0x1F, 0x77, 0xB4), 2));
     withoutCache_ = addGraph();
     withoutCache_->setPen(QPen(QColor(0xD6, 0x27, 0x28), 2));
-    legend->setVisible(true);
     plotLayout()->insertRow(0);
     summary_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, summary_);
+    // The legend in a row under the summary: inside the axis rect it covered the lines.
+    legend->setVisible(true);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->setRowStretchFactor(1, 0.001);
+    reserveTickLabelOverhang(axisRect());
     refresh();
 }
 
@@ -103,6 +113,35 @@ void KvExperimentChartWidget::refresh() {
     yAxis->setRangeLower(0);
     summary_->setText(summaryText());
     replot(QCustomPlot::rpQueuedReplot);
+}
+
+void KvExperimentChartWidget::updateLayout() {
+    const int width = viewport().width();
+    fitTitle(summary_, summaryText());
+    fitLegendColumns(legend, width, 2);
+    xAxis->setLabel(tr("generated token"));
+    yAxis->setLabel(tr("milliseconds"));
+    QCustomPlot::updateLayout();
+    // Twice: the labels chosen change the margins, which change the lengths they were fitted to.
+    for (int round = 0; round < 2; ++round) {
+        fitTickCount(xAxis);
+        fitTickCount(yAxis);
+        fitAxisLabel(xAxis, tr("generated token"));
+        fitAxisLabel(yAxis, tr("milliseconds"));
+        QCustomPlot::updateLayout();
+    }
+}
+
+QRect KvExperimentChartWidget::dataArea() const {
+    return axisRect()->rect();
+}
+
+DrawnTexts KvExperimentChartWidget::drawnTexts() const {
+    DrawnTexts texts;
+    appendTextElement(summary_, DrawnText::Kind::Title, texts);
+    appendLegend(legend, texts);
+    appendAxisRectTexts(axisRect(), texts);
+    return texts;
 }
 
 void KvExperimentChartWidget::changeEvent(QEvent* event) {

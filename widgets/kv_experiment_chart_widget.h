@@ -8,6 +8,7 @@
 
 #include <qcustomplot.h>
 
+#include "drawn_text.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -31,8 +32,14 @@ class KvExperimentChartWidget : public QCustomPlot {
     int pointCount(bool withCache) const;
     QString summaryText() const;
 
+    // After the last replot, in widget coordinates: the plot's data area and every text drawn.
+    QRect dataArea() const;
+    DrawnTexts drawnTexts() const;
+
   protected:
     void changeEvent(QEvent* event) override;
+    // Every replot wraps the summary to the width and fits the legend and tick counts.
+    void updateLayout() override;
 
   private:
     void refresh();

@@ -3,8 +3,10 @@
 #include <QMouseEvent>
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "display_text.h"
+#include "plot_text_layout.h"
 
 namespace inferlens::widgets {
 
@@ -21,15 +23,20 @@ const QColor kChosenBand(0xFF, 0xD5, 0x4F, 90);
 const QColor kEntropy(0x6A, 0x3D, 0x9A);
 const QColor kChosenProbability(0xE6, 0x8A, 0x1E);
 
+// Rows of the plot layout.
+constexpr int kTitleRow = 0, kLegendRow = 1, kBarsRow = 2, kHistoryLegendRow = 3, kHistoryRow = 4;
+// Below these data area heights (px) the history, then the legend, give their room to the bars.
+constexpr int kLeastBarsHeight = 90, kLeastHistoryHeight = 40, kLeastBarsWithoutLegend = 50;
+
 }  // namespace
 
 SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) {
     setAutoAddPlottableToLegend(false);
 
     // Top: the default axis rect holds the bars; the title goes above it.
-    plotLayout()->insertRow(0);
+    plotLayout()->insertRow(kTitleRow);
     title_ = new QCPTextElement(this, tr("Sampling: no step yet"));
-    plotLayout()->addElement(0, 0, title_);
+    plotLayout()->addElement(kTitleRow, 0, title_);
 
     group_ = new QCPBarsGroup(this);
     group_->setSpacingType(QCPBarsGroup::stAbsolute);
@@ -56,11 +63,9 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
     labelTicker_.reset(new QCPAxisTickerText);
     xAxis->setTicker(labelTicker_);
     xAxis->grid()->setVisible(false);
-    xAxis->setLabel(tr("candidates, best first"));
-    yAxis->setLabel(tr("probability"));
+    xAxis->setRange(0, 1);
     yAxis->setRange(0, 1);
     yAxis2->setVisible(true);
-    yAxis2->setLabel(tr("cumulative"));
     yAxis2->setRange(0, 1.05);
 
     // The chosen token: a band behind its group of bars (on the grid layer, under the bars).
@@ -91,49 +96,58 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
     cutoffText_->setText(tr(" cut off"));
     cutoffText_->setVisible(false);
 
-    // The legend gets a row of its own under the title: inside the axis rect it would hide the
-    // tallest bars, which are the ones that matter.
+    // The legends get rows of their own: inside an axis rect they would hide the tallest bars,
+    // which are the ones that matter, and the history's lines.
     legend->setVisible(true);
     legend->setFont(font());
-    legend->setWrap(3);
-    legend->setFillOrder(QCPLegend::foColumnsFirst);  // rearranges the items already added
     legend->setBorderPen(Qt::NoPen);
     legend->setBrush(Qt::NoBrush);
     axisRect()->insetLayout()->take(legend);
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, legend);
+    plotLayout()->insertRow(kLegendRow);
+    plotLayout()->addElement(kLegendRow, 0, legend);
     legend->setMargins(QMargins(4, 0, 4, 0));
 
     // Bottom: entropy and the chosen token's probability, step by step.
     historyRect_ = new QCPAxisRect(this);
-    plotLayout()->addElement(3, 0, historyRect_);
-    plotLayout()->setRowStretchFactor(1, 0.001);  // as tall as the legend needs, no more
-    plotLayout()->setRowStretchFactor(2, 2);
-    plotLayout()->setRowStretchFactor(3, 1);
+    historyLegend_ = new QCPLegend;
+    plotLayout()->addElement(kHistoryLegendRow, 0, historyLegend_);
+    plotLayout()->addElement(kHistoryRow, 0, historyRect_);
+    historyLegend_->setLayer(QStringLiteral("legend"));
+    historyLegend_->setFont(font());
+    historyLegend_->setBorderPen(Qt::NoPen);
+    historyLegend_->setBrush(Qt::NoBrush);
+    historyLegend_->setMargins(QMargins(4, 0, 4, 0));
+    plotLayout()->setRowStretchFactor(kLegendRow, 0.001);  // as tall as the legend needs, no more
+    plotLayout()->setRowStretchFactor(kBarsRow, 2);
+    plotLayout()->setRowStretchFactor(kHistoryLegendRow, 0.001);
+    plotLayout()->setRowStretchFactor(kHistoryRow, 1);
     auto* margins = new QCPMarginGroup(this);
     axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     historyRect_->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     QCPAxis* steps = historyRect_->axis(QCPAxis::atBottom);
     QCPAxis* entropyAxis = historyRect_->axis(QCPAxis::atLeft);
     QCPAxis* probabilityAxis = historyRect_->axis(QCPAxis::atRight);
-    steps->setLabel(tr("step"));
-    entropyAxis->setLabel(tr("entropy (nats)"));
     probabilityAxis->setVisible(true);
-    probabilityAxis->setLabel(tr("chosen p"));
     probabilityAxis->setRange(0, 1.05);
+    axisLabels_ = {{xAxis, tr("candidates, best first")},
+                   {yAxis, tr("probability")},
+                   {yAxis2, tr("cumulative")},
+                   {steps, tr("step")},
+                   {entropyAxis, tr("entropy (nats)")},
+                   {probabilityAxis, tr("chosen p")}};
+    for (const auto& [axis, label] : axisLabels_) {
+        axis->setLabel(label);
+    }
+    reserveTickLabelOverhang(axisRect());
+    reserveTickLabelOverhang(historyRect_);
     entropyGraph_ = addGraph(steps, entropyAxis);
     entropyGraph_->setName(tr("entropy"));
     entropyGraph_->setPen(QPen(kEntropy, 1.5));
     chosenGraph_ = addGraph(steps, probabilityAxis);
     chosenGraph_->setName(tr("chosen token's probability"));
     chosenGraph_->setPen(QPen(kChosenProbability, 1.5));
-    auto* historyLegend = new QCPLegend;
-    historyRect_->insetLayout()->addElement(historyLegend, Qt::AlignTop | Qt::AlignLeft);
-    historyLegend->setLayer(QStringLiteral("legend"));
-    historyLegend->setFont(font());
-    historyLegend->setBrush(QColor(255, 255, 255, 200));  // the lines stay visible through it
-    entropyGraph_->addToLegend(historyLegend);
-    chosenGraph_->addToLegend(historyLegend);
+    entropyGraph_->addToLegend(historyLegend_);
+    chosenGraph_->addToLegend(historyLegend_);
     for (QCPAbstractItem* item :
          {static_cast<QCPAbstractItem*>(chosenBand_), static_cast<QCPAbstractItem*>(chosenText_),
           static_cast<QCPAbstractItem*>(cutoffLine_), static_cast<QCPAbstractItem*>(cutoffText_)}) {
@@ -213,27 +227,24 @@ void SamplingChartWidget::applyStep() {
         bars_[size_t(stage)]->setData(keys, values[size_t(stage)], true);
     }
     cumulative_->setData(keys, cumulative, true);
+    candidateLabels_ = labels;
     labelTicker_->setTicks(keys, labels);
-    xAxis->setTickLabelRotation(shown > 8 ? 45 : 0);
     xAxis->setRange(-0.6, std::max(shown, 1) - 0.4);
     yAxis->setRange(0, std::clamp(highest * 1.15, 0.05, 1.0));
 
+    // The texts of these two are placed at each replot (placeMarkers), where the room is known.
     const bool cutoffShown = step_.cutoffIndex > 0 && step_.cutoffIndex < shown;
     cutoffLine_->setVisible(cutoffShown);
-    cutoffText_->setVisible(cutoffShown);
     if (cutoffShown) {
         const double x = step_.cutoffIndex - 0.5;
         cutoffLine_->point1->setCoords(x, 0);
         cutoffLine_->point2->setCoords(x, 1);
-        cutoffText_->position->setCoords(x, 0.02);
     }
     const bool chosenShown = step_.chosenIndex >= 0 && step_.chosenIndex < shown;
     chosenBand_->setVisible(chosenShown);
-    chosenText_->setVisible(chosenShown);
     if (chosenShown) {
         chosenBand_->topLeft->setCoords(step_.chosenIndex - 0.45, 0);
         chosenBand_->bottomRight->setCoords(step_.chosenIndex + 0.45, 1);
-        chosenText_->position->setCoords(step_.chosenIndex, 0.02);
     }
 
     QString title = tr("Step %1 · entropy %2 nats · chosen p = %3 · %4 kept, nucleus mass %5")
@@ -246,12 +257,172 @@ void SamplingChartWidget::applyStep() {
         title += tr(" · chosen token not among the %1 shown").arg(shown);
     }
     title += maskedLine();
+    fullTitle_ = title;
     title_->setText(title);
     requestReplot();
 }
 
 QString SamplingChartWidget::titleText() const {
-    return title_->text();
+    return fullTitle_;
+}
+
+void SamplingChartWidget::updateLayout() {
+    fitTexts();
+    QCustomPlot::updateLayout();
+    placeMarkers();
+}
+
+void SamplingChartWidget::showInRow(QCPLayoutElement* element, int row, double stretch,
+                                    bool shown) {
+    element->setVisible(shown);
+    if (shown == (element->layout() != nullptr)) {
+        return;
+    }
+    if (shown) {
+        plotLayout()->addElement(row, 0, element);
+    } else {
+        plotLayout()->take(element);
+    }
+    // An empty row would still take its share of the height.
+    plotLayout()->setRowStretchFactor(row, shown ? stretch : 1e-6);
+}
+
+void SamplingChartWidget::fitTexts() {
+    const int width = viewport().width();
+    fitTitle(title_, fullTitle_);
+    fitLegendColumns(legend, width, 3);
+    fitLegendColumns(historyLegend_, width, 2);
+    for (const auto& [axis, label] : axisLabels_) {
+        axis->setLabel(label);
+    }
+    // Start from everything shown; give up the history, then the legend, if the bars get too
+    // little height.
+    showInRow(legend, kLegendRow, 0.001, true);
+    showInRow(historyLegend_, kHistoryLegendRow, 0.001, true);
+    showInRow(historyRect_, kHistoryRow, 1, true);
+    QCustomPlot::updateLayout();
+    fitCandidateLabels();
+    QCustomPlot::updateLayout();
+    if (axisRect()->rect().height() < kLeastBarsHeight ||
+        historyRect_->rect().height() < kLeastHistoryHeight) {
+        showInRow(historyLegend_, kHistoryLegendRow, 0.001, false);
+        showInRow(historyRect_, kHistoryRow, 1, false);
+        QCustomPlot::updateLayout();
+    }
+    if (axisRect()->rect().height() < kLeastBarsWithoutLegend) {
+        showInRow(legend, kLegendRow, 0.001, false);
+        QCustomPlot::updateLayout();
+    }
+    // Twice: the labels chosen change the margins, which change the lengths they were fitted to.
+    for (int round = 0; round < 2; ++round) {
+        fitCandidateLabels();
+        for (const auto& [axis, label] : axisLabels_) {
+            fitTickCount(axis);
+            fitAxisLabel(axis, label);
+        }
+        QCustomPlot::updateLayout();
+    }
+}
+
+void SamplingChartWidget::fitCandidateLabels() {
+    const int shown = int(candidateLabels_.size());
+    if (shown == 0) {
+        return;
+    }
+    QVector<double> keys(shown);
+    std::iota(keys.begin(), keys.end(), 0.0);
+    const auto collide = [&](const QVector<QString>& labels) {
+        QRectF previous;
+        for (int i = 0; i < shown; ++i) {
+            if (labels[i].isEmpty()) {
+                continue;
+            }
+            const QRectF box =
+                tickLabelRect(xAxis, xAxis->coordToPixel(i), labels[i]).adjusted(-2, 0, 2, 0);
+            if (!previous.isNull() && box.intersects(previous)) {
+                return true;
+            }
+            previous = box;
+        }
+        return false;
+    };
+    // Level when they fit side by side; otherwise upright, shortened to a share of the panel's
+    // height, and if even upright labels are too close, every k-th candidate.
+    xAxis->setTickLabelRotation(0);
+    QVector<QString> labels = candidateLabels_;
+    if (collide(labels)) {
+        xAxis->setTickLabelRotation(-90);
+        const QFontMetrics metrics(xAxis->tickLabelFont());
+        const int longest = std::max(viewport().height() / 7, 3 * metrics.averageCharWidth());
+        QVector<QString> elided(shown);
+        for (int i = 0; i < shown; ++i) {
+            elided[i] = metrics.elidedText(candidateLabels_[i], Qt::ElideRight, longest);
+        }
+        for (int every = 1; every <= shown; ++every) {
+            for (int i = 0; i < shown; ++i) {
+                labels[i] = i % every == 0 ? elided[i] : QString();
+            }
+            if (!collide(labels)) {
+                break;
+            }
+        }
+    }
+    labelTicker_->setTicks(keys, labels);
+}
+
+void SamplingChartWidget::placeMarkers() {
+    const int shown = barCount();
+    const QRect area = axisRect()->rect().adjusted(2, 2, -2, -2);
+    // "chosen" at the top over its band, "cut off" a line lower beside its line (on the side with
+    // room), so that the two never meet even when the cut-off follows the chosen candidate.
+    const bool chosenShown = step_.chosenIndex >= 0 && step_.chosenIndex < shown;
+    chosenText_->setVisible(chosenShown);
+    QRectF chosenBox;
+    if (chosenShown) {
+        chosenText_->position->setCoords(step_.chosenIndex, 0);
+        if (keepItemInside(chosenText_, area)) {
+            chosenBox = itemTextRect(chosenText_);
+        }
+    }
+    const bool cutoffShown = step_.cutoffIndex > 0 && step_.cutoffIndex < shown;
+    cutoffText_->setVisible(cutoffShown);
+    if (!cutoffShown) {
+        return;
+    }
+    cutoffText_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    cutoffText_->position->setCoords(step_.cutoffIndex - 0.5, 0);
+    if (itemTextRect(cutoffText_).right() > area.right()) {
+        cutoffText_->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    }
+    if (!chosenBox.isNull()) {
+        const QPointF at = cutoffText_->position->pixelPosition();
+        cutoffText_->position->setPixelPosition(QPointF(at.x(), chosenBox.bottom() + 2));
+    }
+    if (keepItemInside(cutoffText_, area) && itemTextRect(cutoffText_).intersects(chosenBox)) {
+        cutoffText_->setVisible(false);  // too little height for two lines
+    }
+}
+
+QRect SamplingChartWidget::dataArea() const {
+    return axisRect()->rect();
+}
+
+QRect SamplingChartWidget::historyArea() const {
+    return historyRect_->layout() ? historyRect_->rect() : QRect();
+}
+
+DrawnTexts SamplingChartWidget::drawnTexts() const {
+    DrawnTexts texts;
+    appendTextElement(title_, DrawnText::Kind::Title, texts);
+    appendLegend(legend, texts);
+    appendAxisRectTexts(axisRect(), texts);
+    appendItemText(chosenText_, texts);
+    appendItemText(cutoffText_, texts);
+    if (historyRect_->layout()) {
+        appendLegend(historyLegend_, texts);
+        appendAxisRectTexts(historyRect_, texts);
+    }
+    return texts;
 }
 
 QString SamplingChartWidget::maskedLine() const {
@@ -300,7 +471,8 @@ void SamplingChartWidget::clear() {
     step_ = SamplingStep();
     hasStep_ = false;
     applyStep();
-    title_->setText(tr("Sampling: no step yet"));
+    fullTitle_ = tr("Sampling: no step yet");
+    title_->setText(fullTitle_);
     clearHistory();
 }
 

@@ -10,6 +10,7 @@
 
 #include <qcustomplot.h>
 
+#include "drawn_text.h"
 #include "panel_data.h"
 
 namespace inferlens::widgets {
@@ -49,15 +50,30 @@ class SamplingChartWidget : public QCustomPlot {
     // The candidate whose bars are under a point of the distribution chart, if any.
     std::optional<int> candidateAt(QPoint point) const;
 
+    // After the last replot, in widget coordinates: the distribution chart's data area, the
+    // history's (empty when the panel is too short to show the history), and every text drawn.
+    QRect dataArea() const;
+    QRect historyArea() const;
+    DrawnTexts drawnTexts() const;
+
   signals:
     // A click on a candidate's bars: the app forces it at this step (what-if branching).
     void candidateClicked(int index);
 
   protected:
     void mousePressEvent(QMouseEvent* event) override;
+    // Every replot lays the texts out for the panel's size: the title wrapped, the tick counts and
+    // candidate labels thinned to what fits, the history and legends dropped when there is no
+    // room, and "chosen" / "cut off" placed apart.
+    void updateLayout() override;
 
   private:
     void applyStep();
+    void fitTexts();
+    void fitCandidateLabels();
+    void placeMarkers();
+    // Puts an element into its row of the layout, or takes it out (and hides it).
+    void showInRow(QCPLayoutElement* element, int row, double stretch, bool shown);
     // The title's line about tokens the logit processors masked (empty when none were).
     QString maskedLine() const;
     void requestReplot();
@@ -65,6 +81,10 @@ class SamplingChartWidget : public QCustomPlot {
     int topN_ = 12;
     SamplingStep step_;
     bool hasStep_ = false;
+
+    QString fullTitle_;                 // the title before it is wrapped to the width
+    QVector<QString> candidateLabels_;  // what each candidate is labelled with when there is room
+    std::vector<std::pair<QCPAxis*, QString>> axisLabels_;  // each axis' full label
 
     QCPTextElement* title_ = nullptr;
     std::array<QCPBars*, kSamplingStageCount> bars_{};
@@ -79,6 +99,7 @@ class SamplingChartWidget : public QCustomPlot {
     QCPAxisRect* historyRect_ = nullptr;
     QCPGraph* entropyGraph_ = nullptr;
     QCPGraph* chosenGraph_ = nullptr;
+    QCPLegend* historyLegend_ = nullptr;
 };
 
 }  // namespace inferlens::widgets

@@ -1,0 +1,127 @@
+#pragma once
+// Checks shared by the chart widget tests on what a chart reports it drew (drawnTexts()): no two
+// texts overlap, each lies inside the widget, no legend covers a data area; and, since the tick
+// labels' places are computed rather than read from the painter, that the pixels rendered in the
+// tick labels' colour lie inside the reported boxes.
+
+#include <QApplication>
+#include <QStringList>
+#include <QTest>
+
+#include <qcustomplot.h>
+
+#include "drawn_text.h"
+
+namespace layout_checks {
+
+using inferlens::widgets::DrawnText;
+using inferlens::widgets::DrawnTexts;
+
+inline QString describe(const DrawnText& text) {
+    const QRectF& r = text.rect;
+    return QStringLiteral("\"%1\" (%2,%3 %4×%5)")
+        .arg(text.text.left(40))
+        .arg(r.x())
+        .arg(r.y())
+        .arg(r.width())
+        .arg(r.height());
+}
+
+// What is wrong with the texts drawn: empty when nothing is.
+inline QStringList problems(const DrawnTexts& texts, const QRect& widget,
+                            const std::vector<QRect>& dataAreas) {
+    QStringList found;
+    for (size_t i = 0; i < texts.size(); ++i) {
+        const QRectF& a = texts[i].rect;
+        if (a.isEmpty()) {
+            found << QStringLiteral("empty box: ") + describe(texts[i]);
+        }
+        if (!QRectF(widget).contains(a)) {
+            found << QStringLiteral("outside the widget: ") + describe(texts[i]);
+        }
+        for (size_t j = i + 1; j < texts.size(); ++j) {
+            if (a.intersects(texts[j].rect)) {
+                found << QStringLiteral("overlap: ") + describe(texts[i]) +
+                             QStringLiteral(" and ") + describe(texts[j]);
+            }
+        }
+        if (texts[i].kind == DrawnText::Kind::Legend) {
+            for (const QRect& area : dataAreas) {
+                if (!area.isEmpty() && a.intersects(QRectF(area))) {
+                    found << QStringLiteral("legend over a data area: ") + describe(texts[i]);
+                }
+            }
+        }
+    }
+    return found;
+}
+
+// Shows the chart at `size` on the offscreen platform and replots it there.
+inline bool showAt(QCustomPlot& plot, QSize size) {
+    plot.show();
+    plot.resize(size);
+    if (!QTest::qWaitForWindowExposed(&plot)) {
+        return false;
+    }
+    // The viewport follows the size in the resize event, which may come a moment later.
+    if (!QTest::qWaitFor([&] { return plot.viewport().size() == size; }, 2000)) {
+        return false;
+    }
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    return true;
+}
+
+// Renders the chart with every tick label in a colour nothing else has and checks the coloured
+// pixels against the tick label boxes `drawn` reports for that rendering: every such pixel inside
+// a box (give or take a pixel of antialiasing), and every box with such pixels in it.
+template <typename Chart>
+QStringList tickLabelPixelProblems(Chart& chart) {
+    const QColor marker(255, 0, 255);
+    for (QCPAxisRect* rect : chart.axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setTickLabelColor(marker);
+        }
+    }
+    const QImage image = chart.toPixmap().toImage();
+    const DrawnTexts texts = chart.drawnTexts();
+    std::vector<QRectF> boxes;
+    for (const DrawnText& text : texts) {
+        if (text.kind == DrawnText::Kind::TickLabel) {
+            boxes.push_back(text.rect);
+        }
+    }
+    std::vector<int> hits(boxes.size(), 0);
+    QStringList found;
+    int stray = 0;
+    for (int y = 0; y < image.height(); ++y) {
+        for (int x = 0; x < image.width(); ++x) {
+            const QColor c = image.pixelColor(x, y);
+            if (!(c.red() > 200 && c.blue() > 200 && c.green() < 150)) {
+                continue;
+            }
+            const QRectF pixel(x, y, 1, 1);
+            bool inside = false;
+            for (size_t i = 0; i < boxes.size(); ++i) {
+                if (boxes[i].adjusted(-1, -1, 1, 1).contains(pixel)) {
+                    inside = true;
+                    ++hits[i];
+                }
+            }
+            if (!inside && stray++ < 5) {
+                found
+                    << QStringLiteral("tick label pixel outside every box at %1,%2").arg(x).arg(y);
+            }
+        }
+    }
+    for (size_t i = 0, box = 0; i < texts.size(); ++i) {
+        if (texts[i].kind == DrawnText::Kind::TickLabel && hits[box++] == 0) {
+            found << QStringLiteral("nothing drawn in ") + describe(texts[i]);
+        }
+    }
+    if (boxes.empty()) {
+        found << QStringLiteral("no tick labels reported");
+    }
+    return found;
+}
+
+}  // namespace layout_checks
