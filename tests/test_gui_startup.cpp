@@ -69,14 +69,18 @@ class TestGuiStartup : public QObject {
         QVERIFY(!r.out.contains(QLatin1String("1600")));  // the screenshot is the window's size
     }
 
+    // Qt's own switches (-platform) are not mistaken for ours, nor refused, before QApplication.
     void versionNeedsNoDisplay_data() {
-        QTest::addColumn<QString>("switch_");
-        QTest::newRow("--version") << "--version";
-        QTest::newRow("-v") << "-v";
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("--version") << QStringList{"--version"};
+        QTest::newRow("-v") << QStringList{"-v"};
+        QTest::newRow("-platform offscreen --version")
+            << QStringList{"-platform", "offscreen", "--version"};
+        QTest::newRow("-reverse --version") << QStringList{"-reverse", "--version"};
     }
     void versionNeedsNoDisplay() {
-        QFETCH(QString, switch_);
-        const Run r = run({switch_}, headless());
+        QFETCH(QStringList, arguments);
+        const Run r = run(arguments, headless());
         QVERIFY2(!r.crashed, qPrintable(r.err));
         QCOMPARE(r.exitCode, 0);
         QCOMPARE(r.out.trimmed(), QStringLiteral("InferLens " INFERLENS_VERSION));

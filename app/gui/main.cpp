@@ -27,7 +27,7 @@ bool displayAvailable(const QStringList& args) {
     return !qEnvironmentVariableIsEmpty("DISPLAY") ||
            !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
            !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") ||
-           args.contains(QLatin1String("-platform"));
+           args.contains(QLatin1String("-platform")) || args.contains(QLatin1String("--platform"));
 #else
     Q_UNUSED(args);
     return true;
