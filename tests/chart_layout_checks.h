@@ -71,6 +71,24 @@ inline bool showAt(QCustomPlot& plot, QSize size) {
     return true;
 }
 
+// The problems at sizes from 300 × 200 to 1200 × 800 (in steps that miss no layout threshold by
+// much), each prefixed with its size; `areas` gives the chart's data areas after a replot.
+template <typename Chart, typename Areas>
+QStringList problemsAtEverySize(Chart& chart, Areas areas) {
+    QStringList found;
+    for (int width = 300; width <= 1200; width += 45) {
+        for (int height = 200; height <= 800; height += 40) {
+            if (!showAt(chart, QSize(width, height))) {
+                return {QStringLiteral("not shown at %1x%2").arg(width).arg(height)};
+            }
+            for (const QString& problem : problems(chart.drawnTexts(), chart.rect(), areas())) {
+                found << QStringLiteral("%1x%2: ").arg(width).arg(height) + problem;
+            }
+        }
+    }
+    return found;
+}
+
 // Renders the chart with every tick label in a colour nothing else has and checks the coloured
 // pixels against the tick label boxes `drawn` reports for that rendering: every such pixel inside
 // a box (give or take a pixel of antialiasing), and every box with such pixels in it.

@@ -172,6 +172,18 @@ class TestWidgetKvCacheChart : public QObject {
         QVERIFY(mebibytes >= (size.height() >= 360 ? 2 : 1));
     }
 
+    // The same between the sizes.
+    void textsNeverOverprintAtAnySize() {
+        KvCacheChartWidget chart;
+        fillChat(chart);
+        for (const bool whole : {false, true}) {
+            chart.setShowWholeContext(whole);
+            const QStringList problems = layout_checks::problemsAtEverySize(
+                chart, [&] { return std::vector<QRect>{chart.dataArea()}; });
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join('\n')));
+        }
+    }
+
     // The figures are drawn in full (beside or under the plot) whenever the panel is not tiny.
     void figuresAreDrawnBesideOrUnderThePlot() {
         KvCacheChartWidget chart;

@@ -63,6 +63,15 @@ class TestWidgetKvExperimentChart : public QObject {
         }
     }
 
+    // The same between the sizes.
+    void textsNeverOverprintAtAnySize() {
+        KvExperimentChartWidget chart;
+        chart.setData(experiment());
+        const QStringList problems = layout_checks::problemsAtEverySize(
+            chart, [&] { return std::vector<QRect>{chart.dataArea()}; });
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join('\n')));
+    }
+
     void tickLabelBoxesMatchTheRendering() {
         KvExperimentChartWidget chart;
         chart.setData(experiment());

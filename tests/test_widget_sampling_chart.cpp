@@ -227,6 +227,22 @@ class TestWidgetSamplingChart : public QObject {
         QCOMPARE(annotations, 2);
     }
 
+    // The same between the sizes, with the chosen candidate first, in the middle and last.
+    void textsNeverOverprintAtAnySize() {
+        SamplingChartWidget chart;
+        fillHistory(chart);
+        for (const int chosen : {0, 5, 11}) {
+            SamplingStep step = poemStep();
+            step.chosenIndex = chosen;
+            step.cutoffIndex = std::min(chosen + 1, 11);
+            chart.setStep(step);
+            const QStringList problems = layout_checks::problemsAtEverySize(chart, [&] {
+                return std::vector<QRect>{chart.dataArea(), chart.historyArea()};
+            });
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join('\n')));
+        }
+    }
+
     // With a data area of 360 × 220 px or more every one of the twelve candidates is labelled.
     void everyCandidateLabelledWhenThereIsRoom() {
         const SamplingStep step = poemStep();

@@ -352,13 +352,18 @@ void KvCacheChartWidget::fitTexts() {
     xAxis->setLabel(tr("tokens"));
     yAxis->setLabel(tr("bytes"));
     QCustomPlot::updateLayout();
-    if (axisRect()->rect().height() < kLeastPlotHeight) {
+    // Too little: the plot under its least height, or the rows' least heights past the panel's.
+    const auto tooLittle = [&](int least) {
+        return axisRect()->rect().height() < least ||
+               plotLayout()->minimumOuterSizeHint().height() > viewport().height();
+    };
+    if (tooLittle(kLeastPlotHeight)) {
         legend->setVisible(false);
         plotLayout()->take(legend);
         plotLayout()->setRowStretchFactor(1, 1e-6);  // the empty row keeps no height
         QCustomPlot::updateLayout();
     }
-    if (axisRect()->rect().height() < kLeastPlotWithoutLegend) {
+    if (tooLittle(kLeastPlotWithoutLegend)) {
         placeInGrid(body_, summary_, 0, 0, false);
         QCustomPlot::updateLayout();
     }
