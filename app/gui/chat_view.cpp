@@ -28,15 +28,22 @@ ChatView::ChatView(QWidget* parent) : QWidget(parent) {
         editButton_->setText(tr("Edit last"));
         clearButton_->setText(tr("Clear"));
     });
-    auto* buttons = new QHBoxLayout;
-    for (QPushButton* button :
-         {sendButton_, stopButton_, regenerateButton_, editButton_, clearButton_})
-        buttons->addWidget(button);
-    buttons->addStretch();
+    // Asking and stopping first; the buttons on the conversation go below them when the chat
+    // is a narrow column between a workspace's panels.
+    auto* askRow = new QHBoxLayout;
+    askRow->addWidget(sendButton_);
+    askRow->addWidget(stopButton_);
+    auto* conversationRow = new QHBoxLayout;
+    for (QPushButton* button : {regenerateButton_, editButton_, clearButton_})
+        conversationRow->addWidget(button);
+    conversationRow->addStretch();
+    buttons_ = new QBoxLayout(QBoxLayout::LeftToRight);
+    buttons_->addLayout(askRow);
+    buttons_->addLayout(conversationRow);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(view_, 1);
     layout->addWidget(input_);
-    layout->addLayout(buttons);
+    layout->addLayout(buttons_);
 
     connect(sendButton_, &QPushButton::clicked, this, [this] {
         const QString text = input_->toPlainText().trimmed();
@@ -60,6 +67,28 @@ ChatView::ChatView(QWidget* parent) : QWidget(parent) {
     renderTimer_.setInterval(16);
     connect(&renderTimer_, &QTimer::timeout, this, &ChatView::render);
     setBusy(false);
+}
+
+int ChatView::buttonRowWidth(std::initializer_list<QPushButton*> buttons) const {
+    int width = 0;
+    for (QPushButton* button : buttons)
+        width += button->sizeHint().width() + buttons_->spacing();
+    const QMargins margins = layout()->contentsMargins();
+    return width + margins.left() + margins.right();
+}
+
+QSize ChatView::minimumSizeHint() const {
+    QSize size = QWidget::minimumSizeHint();
+    size.setWidth(std::max(buttonRowWidth({sendButton_, stopButton_}),
+                           buttonRowWidth({regenerateButton_, editButton_, clearButton_})));
+    return size;
+}
+
+void ChatView::resizeEvent(QResizeEvent* event) {
+    const int oneRow =
+        buttonRowWidth({sendButton_, stopButton_, regenerateButton_, editButton_, clearButton_});
+    buttons_->setDirection(width() < oneRow ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+    QWidget::resizeEvent(event);
 }
 
 void ChatView::setConversation(const QList<ChatTurn>& turns) {

@@ -11,6 +11,7 @@
 #include "engine_worker.h"
 #include "live_texts.h"
 
+class QBoxLayout;
 class QPlainTextEdit;
 class QPushButton;
 class QTextBrowser;
@@ -36,6 +37,8 @@ class ChatView : public QWidget {
     // Types `text` into the input, ready to send (nothing is sent).
     void setDraft(const QString& text);
     QString draft() const;
+    // As narrow as the buttons in two rows allow.
+    QSize minimumSizeHint() const override;
     // The answer is complete (ok) or failed (the reason is shown instead).
     void finishAnswer(const QString& answer, const QString& reason, bool ok);
 
@@ -47,12 +50,14 @@ class ChatView : public QWidget {
 
   protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
   private:
     void render();
     void updateButtons();
     void regenerate();
     void editLast();
+    int buttonRowWidth(std::initializer_list<QPushButton*> buttons) const;
 
     QTextBrowser* view_;
     QPlainTextEdit* input_;
@@ -61,6 +66,7 @@ class ChatView : public QWidget {
     QPushButton* regenerateButton_;
     QPushButton* editButton_;
     QPushButton* clearButton_;
+    QBoxLayout* buttons_;  // one row, or two in a narrow chat
     LiveTexts texts_;
     QList<ChatTurn> turns_;
     QTimer renderTimer_;  // a burst of streamed tokens becomes one redraw (≤ 60 per second)

@@ -21,6 +21,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -202,24 +203,24 @@ MainWindow::~MainWindow() = default;
 void MainWindow::showOnScreen() {
     const QRect available = screen()->availableGeometry();
     const bool restored = restoreGeometry(QSettings().value("window/geometry").toByteArray());
+    bool maximize = false;
     if (options_.windowSize.isValid()) {
         resize(options_.windowSize);
-        show();
     } else if (restored && available.contains(frameGeometry())) {
-        show();
     } else if (available.width() >= 1700 && available.height() >= 1080) {
         // A large screen: a window with room for every workspace, centred, not the whole screen.
         resize(1600, 1000);
         move(available.center() - rect().center());
-        show();
     } else {
         // A laptop screen: all of it. The window manager fits the frame into it; without one
         // (a bare X server) the window is the available area.
         setGeometry(available);
-        showMaximized();
+        maximize = true;
     }
-    const std::optional<Workspace> asked = parseWorkspace(options_.workspace);
-    layouts_->start(asked.value_or(layouts_->current()));
+    // Laid out before it is shown: the docks of other workspaces, still all visible until now,
+    // would otherwise make the window as large as all of them need.
+    layouts_->start(parseWorkspace(options_.workspace).value_or(layouts_->current()));
+    maximize ? showMaximized() : show();
 }
 
 void MainWindow::buildMenus() {
@@ -623,6 +624,10 @@ void MainWindow::buildPanels() {
     parametersScroll->setWidget(sampling_);
     parametersScroll->setWidgetResizable(true);
     parametersScroll->setFrameShape(QFrame::NoFrame);
+    // Scrolled up and down only: a slider's value box cut off at the right helps nobody.
+    parametersScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    parametersScroll->setMinimumWidth(sampling_->minimumSizeHint().width() +
+                                      parametersScroll->verticalScrollBar()->sizeHint().width());
     addDock([] { return tr("Sampling parameters"); }, QStringLiteral("samplingParametersDock"),
             parametersScroll, Qt::LeftDockWidgetArea);
     kvChart_ = new widgets::KvCacheChartWidget;

@@ -6,6 +6,7 @@
 #include <QMainWindow>
 #include <QScreen>
 #include <QSettings>
+#include <QTimer>
 #include <vector>
 
 namespace inferlens::gui {
@@ -90,10 +91,10 @@ DefaultLayout defaultLayout(Workspace workspace) {
                  tabWith("attentionKernelsDock", "logitLensDock"),
                  // Not beside a panel the tour talks about, which it would cover.
                  tabWith("tourDock", "logitLensDock")},
-                {{"doubleLoopDock", Qt::Horizontal, 0.38},
+                {{"doubleLoopDock", Qt::Horizontal, 0.40},
                  {"kvCacheDock", Qt::Horizontal, 0.38},
-                 {"doubleLoopDock", Qt::Vertical, 0.5},
-                 {"stepCostsDock", Qt::Vertical, 0.5},
+                 {"doubleLoopDock", Qt::Vertical, 0.4},
+                 {"stepCostsDock", Qt::Vertical, 0.6},
                  {"kvCacheDock", Qt::Vertical, 0.5},
                  {"logitLensDock", Qt::Vertical, 0.5}},
                 {"stepCostsDock", "kvCacheDock", "logitLensDock"}};
@@ -134,25 +135,40 @@ void WorkspaceLayouts::applyDefault() {
         each->setFloating(false);
         window_->removeDockWidget(each);
     }
-    for (const Placement& placement : layout.placements) {
-        QDockWidget* placed = dock(placement.dock);
-        switch (placement.how) {
-            case Placement::How::Area:
-                window_->addDockWidget(placement.area, placed);
-                break;
-            case Placement::How::Below:
-                window_->splitDockWidget(dock(placement.other), placed, Qt::Vertical);
-                break;
-            case Placement::How::TabWith:
-                window_->tabifyDockWidget(dock(placement.other), placed);
-                break;
+    // Rows before tabs: splitting a dock that already has tabs would add a tab instead.
+    for (const bool tabs : {false, true}) {
+        for (const Placement& placement : layout.placements) {
+            if ((placement.how == Placement::How::TabWith) != tabs)
+                continue;
+            QDockWidget* placed = dock(placement.dock);
+            switch (placement.how) {
+                case Placement::How::Area:
+                    window_->addDockWidget(placement.area, placed);
+                    break;
+                case Placement::How::Below:
+                    window_->splitDockWidget(dock(placement.other), placed, Qt::Vertical);
+                    break;
+                case Placement::How::TabWith:
+                    window_->tabifyDockWidget(dock(placement.other), placed);
+                    break;
+            }
+            placed->show();
         }
-        placed->show();
     }
     for (const char* name : layout.inFront)
         dock(name)->raise();
+    applyShares();
+    // Once more when the window has its final size on screen: the docks' sizes are only exact
+    // once the window's layout has run.
+    QTimer::singleShot(0, this, [this, workspace = current_] {
+        if (workspace == current_)
+            applyShares();
+    });
+}
+
+void WorkspaceLayouts::applyShares() {
     const QSize size = window_->size();
-    for (const Share& share : layout.shares) {
+    for (const Share& share : defaultLayout(current_).shares) {
         const int extent = share.orientation == Qt::Horizontal ? size.width() : size.height();
         window_->resizeDocks({dock(share.dock)}, {int(extent * share.fraction)}, share.orientation);
     }

@@ -52,6 +52,8 @@ class WorkspaceLayouts : public QObject {
   private:
     QDockWidget* dock(const char* name) const;
     bool restore(Workspace workspace);
+    // The default layout's sizes, as shares of the window's present size.
+    void applyShares();
     // A floating dock restored off every screen comes back into the window.
     void redockLostFloatingDocks();
 
