@@ -23,6 +23,7 @@ fi
 
 dir="$(mktemp -d)"
 xvfb_pid=""
+# shellcheck disable=SC2317  # run by the EXIT trap
 cleanup() {
   if [ -n "$xvfb_pid" ]; then
     kill "$xvfb_pid" 2> /dev/null || true
