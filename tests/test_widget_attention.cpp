@@ -357,7 +357,7 @@ class TestWidgetAttention : public QObject {
         QTest::addColumn<QSize>("size");
         QTest::addColumn<int>("tokens");
         QTest::addColumn<int>("selected");
-        for (const QSize size : testing::layoutSizes()) {
+        for (const QSize size : layout_checks::layoutSizes()) {
             for (const int tokens : {8, 64, 300}) {
                 QTest::addRow("%dx%d, %d tokens", size.width(), size.height(), tokens)
                     << size << tokens << tokens / 3;
@@ -377,8 +377,9 @@ class TestWidgetAttention : public QObject {
         for (const bool log : {false, true}) {
             map.setLogScale(log);
             const DrawnTexts texts = map.drawnTexts();
-            const QString problems = testing::layoutProblems(texts, map.rect(), map.dataArea());
-            QVERIFY2(problems.isEmpty(), qPrintable(problems));
+            const QStringList problems =
+                layout_checks::problems(texts, map.rect(), {map.dataArea()});
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
             QVERIFY(!map.colourBarArea().intersects(map.dataArea()));
             QVERIFY(map.rect().contains(map.colourBarArea()));
             // The map is labelled on both axes, and the selected position stays labelled.
@@ -442,7 +443,7 @@ class TestWidgetAttention : public QObject {
         }
         for (size_t i = 0; i < texts.size(); ++i) {
             const bool blank = texts[i].text.trimmed().isEmpty();
-            QVERIFY2(blank || inked[i] > 0, qPrintable(testing::describe(texts[i])));
+            QVERIFY2(blank || inked[i] > 0, qPrintable(layout_checks::describe(texts[i])));
         }
     }
 
@@ -450,7 +451,7 @@ class TestWidgetAttention : public QObject {
         QTest::addColumn<QSize>("size");
         QTest::addColumn<int>("layers");
         QTest::addColumn<int>("heads");
-        for (const QSize size : testing::layoutSizes()) {
+        for (const QSize size : layout_checks::layoutSizes()) {
             QTest::addRow("%dx%d, 28x16", size.width(), size.height()) << size << 28 << 16;
             QTest::addRow("%dx%d, 40x64", size.width(), size.height()) << size << 40 << 64;
         }
@@ -465,9 +466,9 @@ class TestWidgetAttention : public QObject {
         fillOverview(overview, layers, heads);
         overview.setSelected(layers - 1, heads - 1);
         const DrawnTexts texts = overview.drawnTexts();
-        const QString problems =
-            testing::layoutProblems(texts, overview.rect(), overview.dataArea());
-        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        const QStringList problems =
+            layout_checks::problems(texts, overview.rect(), {overview.dataArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
         QVERIFY(!overview.dataArea().isEmpty());
         QVERIFY(!overview.colourBarArea().intersects(overview.dataArea()));
         QVERIFY(overview.rect().contains(overview.colourBarArea()));
@@ -479,7 +480,7 @@ class TestWidgetAttention : public QObject {
     void headGridTextsNeverOverprint_data() {
         QTest::addColumn<QSize>("size");
         QTest::addColumn<int>("heads");
-        for (const QSize size : testing::layoutSizes()) {
+        for (const QSize size : layout_checks::layoutSizes()) {
             for (const int heads : {2, 16, 32})
                 QTest::addRow("%dx%d, %d heads", size.width(), size.height(), heads)
                     << size << heads;
@@ -494,14 +495,14 @@ class TestWidgetAttention : public QObject {
         for (int head = 0; head < heads; ++head)
             grid.setMatrix(causal(27, head, 0, 40, 40));
         const DrawnTexts texts = grid.drawnTexts();
-        const QString problems = testing::layoutProblems(texts, grid.rect(), grid.dataArea());
-        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        const QStringList problems = layout_checks::problems(texts, grid.rect(), {grid.dataArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
         for (int head = 0; head < heads; ++head) {
             QVERIFY(grid.dataArea().contains(grid.thumbnailRect(head)));
             QVERIFY(grid.rect().contains(grid.thumbnailRect(head)));
             for (const DrawnText& t : texts)
                 QVERIFY2(!t.rect.intersects(grid.thumbnailRect(head)),
-                         qPrintable(testing::describe(t)));
+                         qPrintable(layout_checks::describe(t)));
         }
     }
 
@@ -530,7 +531,7 @@ class TestWidgetAttention : public QObject {
         QVERIFY(titleHeight(map.drawnTexts()) > before[0]);
         QVERIFY(titleHeight(overview.drawnTexts()) > before[1]);
         QVERIFY(titleHeight(grid.drawnTexts()) > before[2]);
-        QVERIFY2(testing::layoutProblems(map.drawnTexts(), map.rect(), map.dataArea()).isEmpty(),
+        QVERIFY2(layout_checks::problems(map.drawnTexts(), map.rect(), {map.dataArea()}).isEmpty(),
                  "after the font change");
     }
 

@@ -246,8 +246,9 @@ class TestWidgetBeamTree : public QObject {
             tree.resize(tree.sizeHint() + extra);
             const DrawnTexts texts = tree.drawnTexts();
             QVERIFY(texts.size() > size_t(4 * 12));
-            const QString problems = testing::layoutProblems(texts, tree.rect(), tree.dataArea());
-            QVERIFY2(problems.isEmpty(), qPrintable(problems));
+            const QStringList problems =
+                layout_checks::problems(texts, tree.rect(), {tree.dataArea()});
+            QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
             QVERIFY(tree.rect().contains(tree.dataArea()));
         }
         // A box's token lies within its box.

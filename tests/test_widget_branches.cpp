@@ -58,7 +58,7 @@ class TestWidgetBranches : public QObject {
     // and the answers' paragraphs stay apart and inside the panel, and both answers are shown.
     void textsNeverOverprint_data() {
         QTest::addColumn<QSize>("size");
-        for (const QSize size : testing::layoutSizes())
+        for (const QSize size : layout_checks::layoutSizes())
             QTest::addRow("%dx%d", size.width(), size.height()) << size;
     }
 
@@ -76,8 +76,9 @@ class TestWidgetBranches : public QObject {
         widget.show();
         QVERIFY(QTest::qWaitForWindowExposed(&widget));
         const DrawnTexts texts = widget.drawnTexts();
-        const QString problems = testing::layoutProblems(texts, widget.rect(), widget.dataArea());
-        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        const QStringList problems =
+            layout_checks::problems(texts, widget.rect(), {widget.dataArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
         const auto answers = std::count_if(texts.begin(), texts.end(), [&](const DrawnText& t) {
             return t.kind == DrawnText::Kind::Annotation &&
                    widget.dataArea().contains(t.rect.toRect());

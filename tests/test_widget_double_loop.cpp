@@ -158,7 +158,7 @@ class TestWidgetDoubleLoop : public QObject {
     void textsNeverOverprint_data() {
         QTest::addColumn<QSize>("size");
         QTest::addColumn<int>("steps");
-        for (const QSize size : testing::layoutSizes()) {
+        for (const QSize size : layout_checks::layoutSizes()) {
             for (const int steps : {3, 40, 400})
                 QTest::addRow("%dx%d, %d steps", size.width(), size.height(), steps)
                     << size << steps;
@@ -178,8 +178,8 @@ class TestWidgetDoubleLoop : public QObject {
         }
         grid.setSelectedStep(steps - 2);
         const DrawnTexts texts = grid.drawnTexts();
-        const QString problems = testing::layoutProblems(texts, grid.rect(), grid.dataArea());
-        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        const QStringList problems = layout_checks::problems(texts, grid.rect(), {grid.dataArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
         QVERIFY(!grid.dataArea().isEmpty());
         QVERIFY(!grid.colourBarArea().intersects(grid.dataArea()));
         QVERIFY(grid.rect().contains(grid.colourBarArea()));

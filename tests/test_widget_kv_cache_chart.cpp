@@ -4,9 +4,9 @@
 
 #include <QTest>
 
-#include "chart_layout_checks.h"
 #include "display_text.h"
 #include "kv_cache_chart_widget.h"
+#include "layout_checks.h"
 
 using namespace inferlens::widgets;
 

@@ -4,8 +4,8 @@
 
 #include <QTest>
 
-#include "chart_layout_checks.h"
 #include "kv_experiment_chart_widget.h"
+#include "layout_checks.h"
 
 using namespace inferlens::widgets;
 

@@ -5,8 +5,8 @@
 #include <QSignalSpy>
 #include <QTest>
 
-#include "chart_layout_checks.h"
 #include "display_text.h"
+#include "layout_checks.h"
 #include "sampling_chart_widget.h"
 
 using namespace inferlens::widgets;

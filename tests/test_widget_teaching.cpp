@@ -50,7 +50,7 @@ class TestWidgetTeaching : public QObject {
     // texts (headers and cells) stay apart and inside the panel, and the first rows are shown.
     void lensTextsNeverOverprint_data() {
         QTest::addColumn<QSize>("size");
-        for (const QSize size : testing::layoutSizes())
+        for (const QSize size : layout_checks::layoutSizes())
             QTest::addRow("%dx%d", size.width(), size.height()) << size;
     }
 
@@ -72,8 +72,8 @@ class TestWidgetTeaching : public QObject {
         lens.show();
         QVERIFY(QTest::qWaitForWindowExposed(&lens));
         const DrawnTexts texts = lens.drawnTexts();
-        const QString problems = testing::layoutProblems(texts, lens.rect(), lens.dataArea());
-        QVERIFY2(problems.isEmpty(), qPrintable(problems));
+        const QStringList problems = layout_checks::problems(texts, lens.rect(), {lens.dataArea()});
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
         QVERIFY(lens.rect().contains(lens.dataArea()));
         const auto shown = [&](const QString& text) {
             return std::any_of(texts.begin(), texts.end(),
