@@ -14,6 +14,7 @@ namespace inferlens::gui {
 ChatView::ChatView(QWidget* parent) : QWidget(parent) {
     view_ = new QTextBrowser;
     input_ = new QPlainTextEdit;
+    input_->setObjectName(QStringLiteral("chatInput"));
     input_->setMaximumHeight(90);
     sendButton_ = new QPushButton;
     stopButton_ = new QPushButton;

@@ -67,9 +67,9 @@ void TeachingViews::buildLensPanel() {
     // Straight to the worker's flag (thread-safe): a queued call would wait for the generation.
     connect(lensBox_, &QCheckBox::toggled, this, [this](bool on) { worker_->setLensEnabled(on); });
     texts_.add([this] {
-        lensBox_->setText(
-            tr("Compute the logit lens from the next step (one LM head per layer "
-               "and step: slower)"));
+        lensBox_->setText(tr("Compute the logit lens (slower)"));
+        lensBox_->setToolTip(
+            tr("From the next step on: one LM head per layer and step, so every step is slower"));
     });
 }
 
@@ -83,13 +83,17 @@ void TeachingViews::buildExperimentPanel() {
     experimentProgress_ = new QProgressBar;
     experimentProgress_->hide();
     experimentChart_ = new widgets::KvExperimentChartWidget;
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(tokensLabel);
-    controls->addWidget(experimentTokens_);
-    controls->addWidget(experimentButton_);
-    controls->addWidget(experimentProgress_, 1);
+    // Two rows, so that the panel fits a narrow column of the Teaching workspace.
+    auto* tokens = new QHBoxLayout;
+    tokens->addWidget(tokensLabel);
+    tokens->addWidget(experimentTokens_);
+    tokens->addStretch();
+    auto* run = new QHBoxLayout;
+    run->addWidget(experimentButton_);
+    run->addWidget(experimentProgress_, 1);
     auto* layout = new QVBoxLayout(experimentPanel_);
-    layout->addLayout(controls);
+    layout->addLayout(tokens);
+    layout->addLayout(run);
     layout->addWidget(experimentChart_, 1);
     connect(experimentButton_, &QPushButton::clicked, this,
             [this] { runExperiment(experimentTokens_->value()); });

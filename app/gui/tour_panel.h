@@ -24,6 +24,7 @@ class TourPanel : public QWidget {
     void setSteps(std::vector<TourStep> steps);
     const std::vector<TourStep>& steps() const { return steps_; }
     int current() const { return current_; }
+    int stepCount() const { return int(steps_.size()); }
     void show(int step);
 
   signals:

@@ -130,29 +130,35 @@ QDockWidget* WorkspaceLayouts::dock(const char* name) const {
 
 void WorkspaceLayouts::applyDefault() {
     const DefaultLayout layout = defaultLayout(current_);
-    // From a clean slate: a dock left in another workspace's tab group would drag it along.
+    // The docks of other workspaces are hidden, not removed: a dock outside the window's layout
+    // would be missing from the state saved for this workspace, and restoring that state would
+    // bring it back into view.
+    QStringList placed;
+    for (const Placement& placement : layout.placements)
+        placed << QString::fromLatin1(placement.dock);
     for (QDockWidget* each : window_->findChildren<QDockWidget*>()) {
         each->setFloating(false);
-        window_->removeDockWidget(each);
+        if (!placed.contains(each->objectName()))
+            each->hide();
     }
     // Rows before tabs: splitting a dock that already has tabs would add a tab instead.
     for (const bool tabs : {false, true}) {
         for (const Placement& placement : layout.placements) {
             if ((placement.how == Placement::How::TabWith) != tabs)
                 continue;
-            QDockWidget* placed = dock(placement.dock);
+            QDockWidget* target = dock(placement.dock);
             switch (placement.how) {
                 case Placement::How::Area:
-                    window_->addDockWidget(placement.area, placed);
+                    window_->addDockWidget(placement.area, target);
                     break;
                 case Placement::How::Below:
-                    window_->splitDockWidget(dock(placement.other), placed, Qt::Vertical);
+                    window_->splitDockWidget(dock(placement.other), target, Qt::Vertical);
                     break;
                 case Placement::How::TabWith:
-                    window_->tabifyDockWidget(dock(placement.other), placed);
+                    window_->tabifyDockWidget(dock(placement.other), target);
                     break;
             }
-            placed->show();
+            target->show();
         }
     }
     for (const char* name : layout.inFront)
