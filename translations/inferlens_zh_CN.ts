@@ -244,6 +244,25 @@
     </message>
 </context>
 <context>
+    <name>Workspace</name>
+    <message>
+        <source>Chat</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Sampling lab</source>
+        <translation>采样实验室</translation>
+    </message>
+    <message>
+        <source>Attention</source>
+        <translation>注意力</translation>
+    </message>
+    <message>
+        <source>Teaching</source>
+        <translation>教学</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::AttentionKernelsView</name>
     <message>
         <source>Time both kernels at 512, 2,048 and 8,192 tokens</source>
@@ -927,6 +946,42 @@
         <source>Keep the KV cache between turns (prefill only what is new)</source>
         <translation>在轮次之间保留 KV 缓存（只预填充新内容）</translation>
     </message>
+    <message>
+        <source>&amp;Guided tour</source>
+        <translation>导览(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Workspaces</source>
+        <translation>工作区</translation>
+    </message>
+    <message>
+        <source>&amp;Panels</source>
+        <translation>面板(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Reset layout</source>
+        <translation>重置布局(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Every workspace back to its default layout</source>
+        <translation>把每个工作区恢复为默认布局</translation>
+    </message>
+    <message>
+        <source>Every workspace is back to its default layout</source>
+        <translation>每个工作区都已恢复为默认布局</translation>
+    </message>
+    <message>
+        <source>Next token</source>
+        <translation>下一个词元</translation>
+    </message>
+    <message>
+        <source>The panel layout saved by an earlier version was set aside: each workspace starts from its default layout (View menu, Ctrl+1…4)</source>
+        <translation>旧版本保存的面板布局已弃用：每个工作区从默认布局开始（视图菜单，Ctrl+1…4）</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -1040,6 +1095,33 @@
     </message>
 </context>
 <context>
+    <name>inferlens::gui::SamplingSummaryView</name>
+    <message>
+        <source>The next token's candidates appear here as the model answers.</source>
+        <translation>模型回答时，这里显示下一个词元的候选。</translation>
+    </message>
+    <message>
+        <source>Step %1 · the five likeliest tokens, with the probability each was drawn with</source>
+        <translation>第 %1 步 · 最可能的五个词元，以及各自被抽中的概率</translation>
+    </message>
+    <message>
+        <source>◀ chosen</source>
+        <translation>◀ 选中</translation>
+    </message>
+    <message>
+        <source> (greedy)</source>
+        <translation>（贪心）</translation>
+    </message>
+    <message>
+        <source>Temperature %1%2 · top-p %3 · top-k %4</source>
+        <translation>温度 %1%2 · top-p %3 · top-k %4</translation>
+    </message>
+    <message>
+        <source>off</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::StepCostsView</name>
     <message>
         <source>The stages of the next step appear here as it runs.</source>
@@ -1109,10 +1191,6 @@
         <translation>实验：%1</translation>
     </message>
     <message>
-        <source>Compute the logit lens from the next step (one LM head per layer and step: slower)</source>
-        <translation>从下一步起计算 logit 透镜（每层每步一次语言模型头：更慢）</translation>
-    </message>
-    <message>
         <source>New tokens per run</source>
         <translation>每次运行的新词元数</translation>
     </message>
@@ -1139,6 +1217,14 @@
     <message>
         <source>Timing the attention kernels (Stop cancels)</source>
         <translation>正在为注意力内核计时（“停止”可取消）</translation>
+    </message>
+    <message>
+        <source>Compute the logit lens (slower)</source>
+        <translation>计算 logit 透镜（较慢）</translation>
+    </message>
+    <message>
+        <source>From the next step on: one LM head per layer and step, so every step is slower</source>
+        <translation>从下一步开始：每层每步各算一次 LM 头，所以每一步都更慢</translation>
     </message>
 </context>
 <context>
@@ -1656,10 +1742,6 @@ whole step: %5</source>
         <translation>最多生成的词元数。</translation>
     </message>
     <message>
-        <source>After generation, save the window (1600×1000) as PNG.</source>
-        <translation>生成结束后，将窗口（1600×1000）保存为 PNG。</translation>
-    </message>
-    <message>
         <source>Exit when the generation ends (0 on success).</source>
         <translation>生成结束时退出（成功时返回 0）。</translation>
     </message>
@@ -1714,6 +1796,46 @@ whole step: %5</source>
     <message>
         <source>After the generation, compare the last step with an exact KV cache.</source>
         <translation>生成结束后，把最后一步与精确的 KV 缓存比较。</translation>
+    </message>
+    <message>
+        <source>no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).
+A --screenshot run needs none: start it with QT_QPA_PLATFORM=offscreen.
+inferlens-cli (info, tokenize, chat, ...) works without a display.</source>
+        <translation>没有可以打开窗口的显示器（DISPLAY 和 WAYLAND_DISPLAY 都未设置）。
+--screenshot 运行不需要显示器：用 QT_QPA_PLATFORM=offscreen 启动。
+inferlens-cli（info、tokenize、chat 等）无需显示器即可使用。</translation>
+    </message>
+    <message>
+        <source>Type TEXT into the chat's input, ready to send (not sent).</source>
+        <translation>把 TEXT 填入对话输入框，待发送（不会发出）。</translation>
+    </message>
+    <message>
+        <source>Open this workspace: chat, sampling, attention or teaching (default: the last one used).</source>
+        <translation>打开此工作区：chat、sampling、attention 或 teaching（默认：上次使用的）。</translation>
+    </message>
+    <message>
+        <source>Open the window at this size, e.g. 1366x768 (default: fitted to the screen).</source>
+        <translation>以此尺寸打开窗口，例如 1366x768（默认：适应屏幕）。</translation>
+    </message>
+    <message>
+        <source>After generation, save the window as PNG, at the size it has (--window-size to choose).</source>
+        <translation>生成结束后，按窗口当前尺寸保存为 PNG（用 --window-size 选择尺寸）。</translation>
+    </message>
+    <message>
+        <source>Interface language: en, zh_CN or system.</source>
+        <translation>界面语言：en、zh_CN 或 system。</translation>
+    </message>
+    <message>
+        <source>--workspace: no workspace '%1'; choose one of %2</source>
+        <translation>--workspace：没有名为“%1”的工作区；请从 %2 中选择</translation>
+    </message>
+    <message>
+        <source>--window-size: '%1' is not a window size; give WIDTHxHEIGHT in pixels, from 320x240 to 8192x8192, e.g. 1366x768</source>
+        <translation>--window-size：“%1”不是窗口尺寸；请给出以像素计的 宽x高，从 320x240 到 8192x8192，例如 1366x768</translation>
+    </message>
+    <message>
+        <source>--%1 needs a number of tokens, not '%2'</source>
+        <translation>--%1 需要一个词元数，而不是“%2”</translation>
     </message>
 </context>
 </TS>

@@ -106,7 +106,6 @@ ZH_CN = {
         '与本地语言模型对话，观察其内部发生的一切。',
     'Model to open.': '要打开的模型。', "Send TEXT as the user's chat message.":
         '将 TEXT 作为用户的聊天消息发送。', 'Tokens to generate at most.': '最多生成的词元数。',
-    'After generation, save the window (1600×1000) as PNG.': '生成结束后，将窗口（1600×1000）保存为 PNG。',
     'Exit when the generation ends (0 on success).': '生成结束时退出（成功时返回 0）。',
     '%1 needs %2 MB (weights %3 MB + KV cache %4 MB at %5 tokens), but only %6 MB of memory are '
     'free; choose a smaller context or close programs':
@@ -250,8 +249,6 @@ ZH_CN = {
     ' · measured: %1 ms per layer, %2/s and %3/s': ' · 实测：每层 %1 毫秒，%2/s 与 %3/s',
     'stage': '阶段', 'tensor': '张量', 'shape': '形状', 'FLOPs': 'FLOPs', 'bytes moved': '搬运字节',
     'FLOP / byte': 'FLOP / 字节', 'per layer': '每层', 'once': '一次', 'Experiment: %1': '实验：%1',
-    'Compute the logit lens from the next step (one LM head per layer and step: slower)':
-        '从下一步起计算 logit 透镜（每层每步一次语言模型头：更慢）',
     'New tokens per run': '每次运行的新词元数', 'Run with and without the KV cache': '分别在有/无 KV 缓存时运行',
     'Greedy generation of the last prompt twice: with the cache, then rerunning the whole '
     'sequence at every step (Stop cancels)': '对上一个提示做两次贪心生成：先用缓存，再在每一步重新运行整个序列（“停止”可取消）',
@@ -383,4 +380,35 @@ ZH_CN = {
     'After the generation, compare the last step with an exact KV cache.': '生成结束后，把最后一步与精确的 KV 缓存比较。',
     "beam search keeps every beam's whole KV cache: turn the sliding window off (Device menu) to search with beams":
         '束搜索要为每条束保留完整的 KV 缓存：请先关闭滑动窗口（设备菜单）再用束搜索',
+    # Workspaces (issue 24)
+    'Chat': '对话', 'Sampling lab': '采样实验室', 'Teaching': '教学',
+    '&Guided tour': '导览(&G)', '&View': '视图(&V)', 'Workspaces': '工作区', '&Panels': '面板(&P)',
+    '&Reset layout': '重置布局(&R)',
+    'Every workspace back to its default layout': '把每个工作区恢复为默认布局',
+    'Every workspace is back to its default layout': '每个工作区都已恢复为默认布局',
+    'Next token': '下一个词元',
+    'The panel layout saved by an earlier version was set aside: each workspace starts from its default layout (View menu, Ctrl+1…4)':
+        '旧版本保存的面板布局已弃用：每个工作区从默认布局开始（视图菜单，Ctrl+1…4）',
+    "The next token's candidates appear here as the model answers.": '模型回答时，这里显示下一个词元的候选。',
+    'Step %1 · the five likeliest tokens, with the probability each was drawn with':
+        '第 %1 步 · 最可能的五个词元，以及各自被抽中的概率',
+    '◀ chosen': '◀ 选中', ' (greedy)': '（贪心）',
+    'Temperature %1%2 · top-p %3 · top-k %4': '温度 %1%2 · top-p %3 · top-k %4', 'off': '关闭',
+    'Compute the logit lens (slower)': '计算 logit 透镜（较慢）',
+    'From the next step on: one LM head per layer and step, so every step is slower':
+        '从下一步开始：每层每步各算一次 LM 头，所以每一步都更慢',
+    'no display to open a window on (neither DISPLAY nor WAYLAND_DISPLAY is set).\nA --screenshot run needs none: start it with QT_QPA_PLATFORM=offscreen.\ninferlens-cli (info, tokenize, chat, ...) works without a display.':
+        '没有可以打开窗口的显示器（DISPLAY 和 WAYLAND_DISPLAY 都未设置）。\n--screenshot 运行不需要显示器：用 QT_QPA_PLATFORM=offscreen 启动。\ninferlens-cli（info、tokenize、chat 等）无需显示器即可使用。',
+    "Type TEXT into the chat's input, ready to send (not sent).": '把 TEXT 填入对话输入框，待发送（不会发出）。',
+    'Open this workspace: chat, sampling, attention or teaching (default: the last one used).':
+        '打开此工作区：chat、sampling、attention 或 teaching（默认：上次使用的）。',
+    'Open the window at this size, e.g. 1366x768 (default: fitted to the screen).':
+        '以此尺寸打开窗口，例如 1366x768（默认：适应屏幕）。',
+    'After generation, save the window as PNG, at the size it has (--window-size to choose).':
+        '生成结束后，按窗口当前尺寸保存为 PNG（用 --window-size 选择尺寸）。',
+    'Interface language: en, zh_CN or system.': '界面语言：en、zh_CN 或 system。',
+    "--workspace: no workspace '%1'; choose one of %2": "--workspace：没有名为“%1”的工作区；请从 %2 中选择",
+    "--window-size: '%1' is not a window size; give WIDTHxHEIGHT in pixels, from 320x240 to 8192x8192, e.g. 1366x768":
+        "--window-size：“%1”不是窗口尺寸；请给出以像素计的 宽x高，从 320x240 到 8192x8192，例如 1366x768",
+    "--%1 needs a number of tokens, not '%2'": "--%1 需要一个词元数，而不是“%2”",
 }

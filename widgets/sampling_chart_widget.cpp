@@ -95,6 +95,12 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
     cutoffText_->setColor(kCutoff);
     cutoffText_->setText(tr(" cut off"));
     cutoffText_->setVisible(false);
+    // Above the bars and the cumulative curve, on a light ground: the labels stay readable where
+    // the tallest bar reaches the top.
+    for (QCPItemText* label : {chosenText_, cutoffText_}) {
+        label->setLayer(QStringLiteral("overlay"));
+        label->setBrush(QColor(255, 255, 255, 210));
+    }
 
     // The legends get rows of their own: inside an axis rect they would hide the tallest bars,
     // which are the ones that matter, and the history's lines.
@@ -129,6 +135,11 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
     QCPAxis* probabilityAxis = historyRect_->axis(QCPAxis::atRight);
     probabilityAxis->setVisible(true);
     probabilityAxis->setRange(0, 1.05);
+    // Steps are whole numbers: ticks at 1, 2, 5, 10 … apart, never at 0.5.
+    QSharedPointer<QCPAxisTickerFixed> wholeSteps(new QCPAxisTickerFixed);
+    wholeSteps->setTickStep(1);
+    wholeSteps->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+    steps->setTicker(wholeSteps);
     axisLabels_ = {{xAxis, tr("candidates, best first")},
                    {yAxis, tr("probability")},
                    {yAxis2, tr("cumulative")},

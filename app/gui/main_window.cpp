@@ -207,9 +207,9 @@ void MainWindow::showOnScreen() {
     if (options_.windowSize.isValid()) {
         resize(options_.windowSize);
     } else if (restored && available.contains(frameGeometry())) {
-    } else if (available.width() >= 1700 && available.height() >= 1080) {
-        // A large screen: a window with room for every workspace, centred, not the whole screen.
-        resize(1600, 1000);
+    } else if (available.width() >= 1700 && available.height() >= 1000) {
+        // A large screen: most of it, centred, leaving the desktop visible around the window.
+        resize(available.size() * 0.9);
         move(available.center() - rect().center());
     } else {
         // A laptop screen: all of it. The window manager fits the frame into it; without one

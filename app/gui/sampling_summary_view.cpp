@@ -68,7 +68,9 @@ void SamplingSummaryView::refresh() {
     const int shown = std::min<int>(kRows, int(step_.candidates.size()));
     heading_->setText(!hasStep_
                           ? tr("The next token's candidates appear here as the model answers.")
-                          : tr("Step %1: the five best candidates, as drawn from").arg(step_.step));
+                          : tr("Step %1 · the five likeliest tokens, with the probability each was "
+                               "drawn with")
+                                .arg(step_.step));
     for (int row = 0; row < kRows; ++row) {
         const bool filled = row < shown;
         QLabel* token = tokens_[size_t(row)];
