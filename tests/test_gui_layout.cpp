@@ -92,6 +92,34 @@ std::vector<Plot> plotsOf(MainWindow& window) {
             plotOf(window.findChild<widgets::BeamTreeWidget*>())};
 }
 
+// Labels and buttons on show that are smaller than what they say: a wrapped label lower than its
+// lines at its width, any other narrower or lower than its text. (The model bar's description
+// elides on purpose, with the whole in its tooltip; tool buttons overflow into their toolbar's
+// menu.)
+QStringList clippedTexts(const QWidget& window) {
+    QStringList clipped;
+    const auto check = [&clipped](const QWidget* widget, const QString& text, QSize needed) {
+        if (widget->width() < needed.width() || widget->height() < needed.height())
+            clipped << QStringLiteral("\"%1\" clipped: %2, needs %3×%4")
+                           .arg(text, where(widget))
+                           .arg(needed.width())
+                           .arg(needed.height());
+    };
+    for (const QLabel* label : window.findChildren<QLabel*>()) {
+        if (!onShow(label) || label->text().isEmpty() || qobject_cast<const ElidingLabel*>(label))
+            continue;
+        check(label, label->text(),
+              label->wordWrap() ? QSize(0, label->heightForWidth(label->width()))
+                                : label->minimumSizeHint());
+    }
+    for (const QAbstractButton* button : window.findChildren<QAbstractButton*>()) {
+        if (onShow(button) && !button->text().isEmpty() &&
+            !qobject_cast<const QToolButton*>(button))
+            check(button, button->text(), button->minimumSizeHint());
+    }
+    return clipped;
+}
+
 }  // namespace
 
 class TestGuiLayout : public QObject {
@@ -166,30 +194,9 @@ class TestGuiLayout : public QObject {
                          qPrintable(name + QStringLiteral(": ") + where(plot.widget) +
                                     QStringLiteral("\n") + problems.join(QLatin1Char('\n'))));
             }
-            // Texts of labels and buttons: never narrower or lower than what they say. (The
-            // model bar's description elides on purpose, with the whole in its tooltip.)
-            for (QLabel* label : window.findChildren<QLabel*>()) {
-                if (!onShow(label) || label->wordWrap() || qobject_cast<ElidingLabel*>(label) ||
-                    label->text().isEmpty() || label->pixmap().cacheKey() != 0)
-                    continue;
-                const QSize needed = label->minimumSizeHint();
-                QVERIFY2(label->width() >= needed.width() && label->height() >= needed.height(),
-                         qPrintable(QStringLiteral("%1: \"%2\" clipped: %3, needs %4×%5")
-                                        .arg(name, label->text(), where(label))
-                                        .arg(needed.width())
-                                        .arg(needed.height())));
-            }
-            for (QAbstractButton* button : window.findChildren<QAbstractButton*>()) {
-                if (!onShow(button) || button->text().isEmpty() ||
-                    qobject_cast<QToolButton*>(button))  // tool buttons: the toolbars overflow
-                    continue;
-                const QSize needed = button->minimumSizeHint();
-                QVERIFY2(button->width() >= needed.width() && button->height() >= needed.height(),
-                         qPrintable(QStringLiteral("%1: \"%2\" clipped: %3, needs %4×%5")
-                                        .arg(name, button->text(), where(button))
-                                        .arg(needed.width())
-                                        .arg(needed.height())));
-            }
+            const QStringList clipped = clippedTexts(window);
+            QVERIFY2(clipped.isEmpty(),
+                     qPrintable(name + QStringLiteral(": ") + clipped.join(QLatin1Char('\n'))));
 
             const QRect chart = window.samplingChart()->dataArea();
             const QRect heatmap = window.attentionHeatmap()->dataArea();
