@@ -13,6 +13,8 @@
 #include <QStringList>
 #include <QTest>
 
+#include <algorithm>
+#include <initializer_list>
 #include <vector>
 
 #include <qcustomplot.h>
@@ -64,10 +66,56 @@ inline QStringList problems(const DrawnTexts& texts, const QRect& widget,
     return found;
 }
 
+// The problems of a panel with a colour bar beside its data area (the heat maps): those of its
+// texts, an empty data area, a colour bar on the data area or outside the panel, and fewer than
+// `leastTickLabels` tick labels.
+template <typename Panel>
+QStringList colourBarPanelProblems(Panel& panel, int leastTickLabels) {
+    const DrawnTexts texts = panel.drawnTexts();
+    QStringList found = problems(texts, panel.rect(), {panel.dataArea()});
+    if (panel.dataArea().isEmpty()) {
+        found << QStringLiteral("empty data area");
+    }
+    if (panel.colourBarArea().intersects(panel.dataArea())) {
+        found << QStringLiteral("colour bar on the data area");
+    }
+    if (!panel.rect().contains(panel.colourBarArea())) {
+        found << QStringLiteral("colour bar outside the panel");
+    }
+    const auto tickLabels = std::count_if(texts.begin(), texts.end(), [](const DrawnText& t) {
+        return t.kind == DrawnText::Kind::TickLabel;
+    });
+    if (tickLabels < leastTickLabels) {
+        found
+            << QStringLiteral("%1 tick labels, fewer than %2").arg(tickLabels).arg(leastTickLabels);
+    }
+    return found;
+}
+
 // The sizes a painted panel is checked at: from a cramped dock to a large screen.
 inline QList<QSize> layoutSizes() {
     return {{250, 200}, {260, 220}, {330, 260},  {420, 320},
             {640, 480}, {900, 600}, {1200, 800}, {1400, 900}};
+}
+
+// The data rows of a test run at every layoutSizes() size: a QSize column "size", rows named
+// "640x480".
+inline void addLayoutSizeRows() {
+    QTest::addColumn<QSize>("size");
+    for (const QSize size : layoutSizes())
+        QTest::addRow("%dx%d", size.width(), size.height()) << size;
+}
+
+// The same with each of `counts` at every size, in an int column `what` (a literal: QTest keeps
+// the pointer): rows named like "640x480, 16 heads".
+inline void addLayoutSizeRows(const char* what, std::initializer_list<int> counts) {
+    QTest::addColumn<QSize>("size");
+    QTest::addColumn<int>(what);
+    for (const QSize size : layoutSizes()) {
+        for (const int count : counts)
+            QTest::addRow("%dx%d, %d %s", size.width(), size.height(), count, what)
+                << size << count;
+    }
 }
 
 // Shows the chart at `size` on the offscreen platform and replots it there.
@@ -83,6 +131,27 @@ inline bool showAt(QCustomPlot& plot, QSize size) {
     }
     plot.replot(QCustomPlot::rpImmediateRefresh);
     return true;
+}
+
+// The problems with the texts the chart draws when shown at `size`, `areas` giving its data areas
+// after the replot; a chart that could not be shown, or kept no height for its plot, has those.
+template <typename Chart, typename Areas>
+QStringList problemsAt(Chart& chart, QSize size, Areas areas) {
+    if (!showAt(chart, size)) {
+        return {QStringLiteral("not shown at %1x%2").arg(size.width()).arg(size.height())};
+    }
+    if (chart.dataArea().height() <= 0) {
+        return {QStringLiteral("no height left for the plot at %1x%2")
+                    .arg(size.width())
+                    .arg(size.height())};
+    }
+    return problems(chart.drawnTexts(), chart.rect(), areas());
+}
+
+// The same for a chart whose only data area is its dataArea().
+template <typename Chart>
+QStringList problemsAt(Chart& chart, QSize size) {
+    return problemsAt(chart, size, [&] { return std::vector<QRect>{chart.dataArea()}; });
 }
 
 // The problems at sizes from 300 × 200 to 1200 × 800 (in steps that miss no layout threshold by

@@ -376,21 +376,15 @@ class TestWidgetAttention : public QObject {
         map.setSelectedPosition(selected);
         for (const bool log : {false, true}) {
             map.setLogScale(log);
-            const DrawnTexts texts = map.drawnTexts();
-            const QStringList problems =
-                layout_checks::problems(texts, map.rect(), {map.dataArea()});
+            const QStringList problems = layout_checks::colourBarPanelProblems(map, 4);
             QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
-            QVERIFY(!map.colourBarArea().intersects(map.dataArea()));
-            QVERIFY(map.rect().contains(map.colourBarArea()));
             // The map is labelled on both axes, and the selected position stays labelled.
+            const DrawnTexts texts = map.drawnTexts();
             const auto count = [&](const QString& label) {
                 return std::count_if(texts.begin(), texts.end(), [&](const DrawnText& t) {
                     return t.kind == DrawnText::Kind::TickLabel && t.text == label;
                 });
             };
-            QVERIFY(std::count_if(texts.begin(), texts.end(), [](const DrawnText& t) {
-                        return t.kind == DrawnText::Kind::TickLabel;
-                    }) >= 4);
             const QString selectedLabel = realisticTokens(tokens)[selected];
             if (QFontMetrics(map.font()).horizontalAdvance(selectedLabel) < 40)
                 QCOMPARE(count(selectedLabel) >= 2, true);  // its row and its column
@@ -465,26 +459,12 @@ class TestWidgetAttention : public QObject {
         overview.resize(size);
         fillOverview(overview, layers, heads);
         overview.setSelected(layers - 1, heads - 1);
-        const DrawnTexts texts = overview.drawnTexts();
-        const QStringList problems =
-            layout_checks::problems(texts, overview.rect(), {overview.dataArea()});
+        const QStringList problems = layout_checks::colourBarPanelProblems(overview, 4);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
-        QVERIFY(!overview.dataArea().isEmpty());
-        QVERIFY(!overview.colourBarArea().intersects(overview.dataArea()));
-        QVERIFY(overview.rect().contains(overview.colourBarArea()));
-        QVERIFY(std::count_if(texts.begin(), texts.end(), [](const DrawnText& t) {
-                    return t.kind == DrawnText::Kind::TickLabel;
-                }) >= 4);
     }
 
     void headGridTextsNeverOverprint_data() {
-        QTest::addColumn<QSize>("size");
-        QTest::addColumn<int>("heads");
-        for (const QSize size : layout_checks::layoutSizes()) {
-            for (const int heads : {2, 16, 32})
-                QTest::addRow("%dx%d, %d heads", size.width(), size.height(), heads)
-                    << size << heads;
-        }
+        layout_checks::addLayoutSizeRows("heads", {2, 16, 32});
     }
 
     void headGridTextsNeverOverprint() {

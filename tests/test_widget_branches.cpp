@@ -56,11 +56,7 @@ class TestWidgetBranches : public QObject {
 
     // Three branches of a 60-token answer at every size a dock gives the panel: the list's entries
     // and the answers' paragraphs stay apart and inside the panel, and both answers are shown.
-    void textsNeverOverprint_data() {
-        QTest::addColumn<QSize>("size");
-        for (const QSize size : layout_checks::layoutSizes())
-            QTest::addRow("%dx%d", size.width(), size.height()) << size;
-    }
+    void textsNeverOverprint_data() { layout_checks::addLayoutSizeRows(); }
 
     void textsNeverOverprint() {
         QFETCH(QSize, size);

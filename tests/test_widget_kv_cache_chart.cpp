@@ -152,12 +152,9 @@ class TestWidgetKvCacheChart : public QObject {
         KvCacheChartWidget chart;
         fillChat(chart);
         chart.setShowWholeContext(wholeContext);
-        QVERIFY(layout_checks::showAt(chart, size));
-        QVERIFY(chart.dataArea().height() > 0);
-        const DrawnTexts texts = chart.drawnTexts();
-        const QStringList problems =
-            layout_checks::problems(texts, chart.rect(), {chart.dataArea()});
+        const QStringList problems = layout_checks::problemsAt(chart, size);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        const DrawnTexts texts = chart.drawnTexts();
         for (const DrawnText& text : texts) {
             if (text.kind == DrawnText::Kind::Annotation && text.text.contains("held")) {
                 QVERIFY2(!text.rect.intersects(QRectF(chart.dataArea())),

@@ -41,12 +41,9 @@ class TestWidgetKvExperimentChart : public QObject {
         QFETCH(QSize, size);
         KvExperimentChartWidget chart;
         chart.setData(experiment());
-        QVERIFY(layout_checks::showAt(chart, size));
-        QVERIFY(chart.dataArea().height() > 0);
-        const DrawnTexts texts = chart.drawnTexts();
-        const QStringList problems =
-            layout_checks::problems(texts, chart.rect(), {chart.dataArea()});
+        const QStringList problems = layout_checks::problemsAt(chart, size);
         QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+        const DrawnTexts texts = chart.drawnTexts();
         // The summary is all there, wrapped; or, on a panel too short for its lines, cut with an
         // ellipsis and whole in the tooltip.
         QString drawnSummary;

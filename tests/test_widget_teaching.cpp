@@ -48,11 +48,7 @@ class TestWidgetTeaching : public QObject {
 
     // 28 layers × 5 ranks of Chinese and English pieces, at every size a dock gives the table: its
     // texts (headers and cells) stay apart and inside the panel, and the first rows are shown.
-    void lensTextsNeverOverprint_data() {
-        QTest::addColumn<QSize>("size");
-        for (const QSize size : layout_checks::layoutSizes())
-            QTest::addRow("%dx%d", size.width(), size.height()) << size;
-    }
+    void lensTextsNeverOverprint_data() { layout_checks::addLayoutSizeRows(); }
 
     void lensTextsNeverOverprint() {
         QFETCH(QSize, size);

@@ -110,14 +110,8 @@ KvCacheChartWidget::KvCacheChartWidget(QWidget* parent) : QCustomPlot(parent) {
     reserveTickLabelOverhang(axisRect());
 
     // The legend in a row under the title: the lines rise towards every corner of the axis rect.
-    legend->setVisible(true);
     legend->setFont(font());
-    legend->setBorderPen(Qt::NoPen);
-    legend->setBrush(Qt::NoBrush);
-    axisRect()->insetLayout()->take(legend);
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, legend);
-    plotLayout()->setRowStretchFactor(1, 0.001);
+    putLegendInRow(*this, legend, 1);
     updateSummary();
 }
 
@@ -367,13 +361,8 @@ void KvCacheChartWidget::fitTexts() {
         placeInGrid(body_, summary_, 0, 0, false);
         QCustomPlot::updateLayout();
     }
-    for (int round = 0; round < 2; ++round) {
-        fitTickCount(xAxis);
-        fitTickCount(yAxis);
-        fitAxisLabel(xAxis, tr("tokens"));
-        fitAxisLabel(yAxis, tr("bytes"));
-        QCustomPlot::updateLayout();
-    }
+    fitAxesTwice({{xAxis, tr("tokens")}, {yAxis, tr("bytes")}},
+                 [this] { QCustomPlot::updateLayout(); });
     // The limit's label stands by its line when both are in view and it fits the plot's height.
     if (limitLine_->visible()) {
         limitText_->position->setCoords(double(contextLimit_), 0);

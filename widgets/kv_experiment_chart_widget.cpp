@@ -32,13 +32,7 @@ KvExperimentChartWidget::KvExperimentChartWidget(QWidget* parent) : QCustomPlot(
     summary_ = new QCPTextElement(this, QString());
     plotLayout()->addElement(0, 0, summary_);
     // The legend in a row under the summary: inside the axis rect it covered the lines.
-    legend->setVisible(true);
-    legend->setBorderPen(Qt::NoPen);
-    legend->setBrush(Qt::NoBrush);
-    axisRect()->insetLayout()->take(legend);
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, legend);
-    plotLayout()->setRowStretchFactor(1, 0.001);
+    putLegendInRow(*this, legend, 1);
     reserveTickLabelOverhang(axisRect());
     refresh();
 }
@@ -122,14 +116,8 @@ void KvExperimentChartWidget::updateLayout() {
     xAxis->setLabel(tr("generated token"));
     yAxis->setLabel(tr("milliseconds"));
     QCustomPlot::updateLayout();
-    // Twice: the labels chosen change the margins, which change the lengths they were fitted to.
-    for (int round = 0; round < 2; ++round) {
-        fitTickCount(xAxis);
-        fitTickCount(yAxis);
-        fitAxisLabel(xAxis, tr("generated token"));
-        fitAxisLabel(yAxis, tr("milliseconds"));
-        QCustomPlot::updateLayout();
-    }
+    fitAxesTwice({{xAxis, tr("generated token")}, {yAxis, tr("milliseconds")}},
+                 [this] { QCustomPlot::updateLayout(); });
 }
 
 QRect KvExperimentChartWidget::dataArea() const {

@@ -331,6 +331,27 @@ void fitTickCount(QCPAxis* axis) {
     }
 }
 
+void fitAxesTwice(const std::vector<std::pair<QCPAxis*, QString>>& axes,
+                  const std::function<void()>& layOut) {
+    for (int round = 0; round < 2; ++round) {
+        for (const auto& [axis, label] : axes) {
+            fitTickCount(axis);
+            fitAxisLabel(axis, label);
+        }
+        layOut();
+    }
+}
+
+void putLegendInRow(QCustomPlot& plot, QCPLegend* legend, int row) {
+    legend->setVisible(true);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setBrush(Qt::NoBrush);
+    plot.axisRect()->insetLayout()->take(legend);
+    plot.plotLayout()->insertRow(row);
+    plot.plotLayout()->addElement(row, 0, legend);
+    plot.plotLayout()->setRowStretchFactor(row, 0.001);
+}
+
 void fitLegendColumns(QCPLegend* legend, int width, int most) {
     for (int columns = std::max(most, 1); columns >= 1; --columns) {
         // Columns first: the wrap is then the number of columns.

@@ -6,7 +6,10 @@
 
 #include <QString>
 #include <QStringList>
+#include <functional>
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include <qcustomplot.h>
 
@@ -43,6 +46,15 @@ void fitAxisLabel(QCPAxis* axis, const QString& label);
 void fitTickCount(QCPAxis* axis);
 // As many legend columns (up to `most`) as fit in `width`.
 void fitLegendColumns(QCPLegend* legend, int width, int most);
+// Fits the tick counts and labels of `axes` (each with its full label), then runs `layOut` (the
+// plot's own layout pass, which QCustomPlot keeps protected, with whatever else its caller fits
+// first); twice, since the labels chosen change the margins, which change the lengths they were
+// fitted to.
+void fitAxesTwice(const std::vector<std::pair<QCPAxis*, QString>>& axes,
+                  const std::function<void()>& layOut);
+// Takes the legend out of the axis rect, where it would cover the data, into a row of its own
+// inserted at `row` of the plot layout, as tall as the legend needs; shown, with no frame or fill.
+void putLegendInRow(QCustomPlot& plot, QCPLegend* legend, int row);
 // Room the vertical axes' outermost tick labels need above and below their axis rect (half a
 // label), so that they stay out of the row above and the bottom axis' labels.
 void reserveTickLabelOverhang(QCPAxisRect* rect);

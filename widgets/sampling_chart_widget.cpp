@@ -104,13 +104,8 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
 
     // The legends get rows of their own: inside an axis rect they would hide the tallest bars,
     // which are the ones that matter, and the history's lines.
-    legend->setVisible(true);
     legend->setFont(font());
-    legend->setBorderPen(Qt::NoPen);
-    legend->setBrush(Qt::NoBrush);
-    axisRect()->insetLayout()->take(legend);
-    plotLayout()->insertRow(kLegendRow);
-    plotLayout()->addElement(kLegendRow, 0, legend);
+    putLegendInRow(*this, legend, kLegendRow);
     legend->setMargins(QMargins(4, 0, 4, 0));
 
     // Bottom: entropy and the chosen token's probability, step by step.
@@ -123,7 +118,6 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
     historyLegend_->setBorderPen(Qt::NoPen);
     historyLegend_->setBrush(Qt::NoBrush);
     historyLegend_->setMargins(QMargins(4, 0, 4, 0));
-    plotLayout()->setRowStretchFactor(kLegendRow, 0.001);  // as tall as the legend needs, no more
     plotLayout()->setRowStretchFactor(kBarsRow, 2);
     plotLayout()->setRowStretchFactor(kHistoryLegendRow, 0.001);
     plotLayout()->setRowStretchFactor(kHistoryRow, 1);
@@ -324,15 +318,12 @@ void SamplingChartWidget::fitTexts() {
         showInRow(legend, kLegendRow, 0.001, false);
         QCustomPlot::updateLayout();
     }
-    // Twice: the labels chosen change the margins, which change the lengths they were fitted to.
-    for (int round = 0; round < 2; ++round) {
+    // The candidates' tick labels in each round too; after the axes' is as good as before them,
+    // since the text ticker is no tick count's to fit and both read only what the layout sets.
+    fitAxesTwice(axisLabels_, [this] {
         fitCandidateLabels();
-        for (const auto& [axis, label] : axisLabels_) {
-            fitTickCount(axis);
-            fitAxisLabel(axis, label);
-        }
         QCustomPlot::updateLayout();
-    }
+    });
 }
 
 void SamplingChartWidget::fitCandidateLabels() {
