@@ -10,8 +10,10 @@
 #include "commands.h"
 #include "core/error.h"
 #include "device_choice.h"
+#include "evaluation/machine_limits.h"
 #include "generator.h"
 #include "models/shape_presets.h"
+#include "teaching/step_costs.h"
 
 namespace inferlens::cli {
 namespace {
@@ -86,7 +88,10 @@ BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options
 // or uploading it to the GPU), then a prefill of --prompt-tokens ids and --gen-tokens greedy
 // decode steps: the time to open, tokens per second of each phase, time to first token, peak
 // resident memory. The prompt is a fixed id sequence, so no tokenizer is needed and runs are
-// comparable across models with the same vocabulary size.
+// comparable across models with the same vocabulary size. On the CPU, the machine's ceilings are
+// measured after the runs (machine_limits.h, a few tenths of a second) and each phase is given as
+// a fraction of its own: decode's weight bytes per second of the read bandwidth, the prefill's
+// int8 operations per second (from the model's matrix shapes) of the kernel set's int8 peak.
 int runBench(const Words& words) {
     const Arguments args(words,
                          {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device",
@@ -103,6 +108,7 @@ int runBench(const Words& words) {
     const std::string device = bench.backend->deviceName();
     const int threads = bench.backend->threadCount();
     const int64_t vocab = bench.backend->config().vocabSize;
+    const ModelConfig config = bench.backend->config();
     CaptureEverything capture;
     ProbeSet probes;
     if (args.flag("capture-attention"))
@@ -133,7 +139,14 @@ int runBench(const Words& words) {
     const KvCacheStats cache = generator.cacheStats();
     const double prefillSeconds = secondsBetween(start, firstToken);
     const double decodeSeconds = secondsBetween(firstToken, end);
-    const nlohmann::json result{
+    const double decodeTokensPerSecond =
+        genTokens > 1 ? double(genTokens - 1) / decodeSeconds : 0.0;
+    // Every weight matrix's product with the prompt's tokens (the LM head with the last one only).
+    const double prefillOps = stepCosts(config, promptTokens, 0, 1.0).productFlops;
+    std::optional<MachineLimits> limits;
+    if (!options.device.isCuda())
+        limits = measureMachineLimits(threads);
+    nlohmann::json result{
         {"model", bench.name},
         {"device", device},
         {"threads", threads},
@@ -150,11 +163,28 @@ int runBench(const Words& words) {
         {"open_ms", openSeconds * 1000.0},
         {"prefill_tokens_per_s", double(promptTokens) / prefillSeconds},
         // The first new token comes from the prefill; the others from decode steps.
-        {"decode_tokens_per_s", genTokens > 1 ? double(genTokens - 1) / decodeSeconds : 0.0},
+        {"decode_tokens_per_s", decodeTokensPerSecond},
         {"ttft_ms", prefillSeconds * 1000.0},
         {"peak_rss_mb", peakResidentMegabytes()},
         {"weight_bytes", bench.weightBytes},
+        {"decode_weight_gb_per_s", double(bench.weightBytes) * decodeTokensPerSecond / 1e9},
+        {"prefill_product_gops_per_s", prefillOps / prefillSeconds / 1e9},
     };
+    if (limits) {
+        result["machine"] = {
+            {"read_gb_per_s", limits->readBytesPerSecond / 1e9},
+            {"read_gb_per_s_one_thread", limits->readBytesPerSecondOneThread / 1e9},
+            {"kernels", limits->kernels},
+            {"int8_instruction", limits->instruction},
+            {"int8_peak_gops_per_s", limits->int8OpsPerSecond / 1e9},
+            {"int8_peak_gops_per_s_one_thread", limits->int8OpsPerSecondOneThread / 1e9},
+        };
+        result["decode_fraction_of_read_bandwidth"] = fractionOfLimit(
+            double(bench.weightBytes), genTokens > 1 ? 1 / decodeTokensPerSecond : 0,
+            limits->readBytesPerSecond);
+        result["prefill_fraction_of_int8_peak"] =
+            fractionOfLimit(prefillOps, prefillSeconds, limits->int8OpsPerSecond);
+    }
     if (args.flag("json")) {
         std::printf("%s\n", result.dump().c_str());
     } else {
@@ -162,13 +192,32 @@ int runBench(const Words& words) {
                     attentionKernelName(options.attention));
         std::printf("open:    %.1f ms (%.0f MB of weights)\n", result["open_ms"].get<double>(),
                     double(bench.weightBytes) / 1e6);
+        if (limits)
+            std::printf(
+                "machine: read bandwidth %.1f GB/s on %d thread(s) (%.1f on 1); int8 peak "
+                "%.1f Gop/s on %d thread(s) (%.1f on 1; %s, %s)\n",
+                limits->readBytesPerSecond / 1e9, limits->threads,
+                limits->readBytesPerSecondOneThread / 1e9, limits->int8OpsPerSecond / 1e9,
+                limits->threads, limits->int8OpsPerSecondOneThread / 1e9, limits->kernels,
+                limits->instruction);
         std::printf("prefill: %lld tokens, %.2f tokens/s (time to first token %.1f ms)\n",
                     static_cast<long long>(promptTokens),
                     result["prefill_tokens_per_s"].get<double>(), result["ttft_ms"].get<double>());
+        if (limits)
+            std::printf("         %.1f Gop/s in the weight products = %.3f of the int8 peak\n",
+                        result["prefill_product_gops_per_s"].get<double>(),
+                        result["prefill_fraction_of_int8_peak"].get<double>());
         std::printf("decode:  %lld tokens, %.2f tokens/s%s\n",
                     static_cast<long long>(genTokens - 1),
                     result["decode_tokens_per_s"].get<double>(),
                     args.flag("capture-attention") ? " (every attention head captured)" : "");
+        if (limits && bench.weightBytes > 0)
+            std::printf("         %.2f GB/s of weights read = %.3f of the read bandwidth%s\n",
+                        result["decode_weight_gb_per_s"].get<double>(),
+                        result["decode_fraction_of_read_bandwidth"].get<double>(),
+                        result["decode_fraction_of_read_bandwidth"].get<double>() > 1
+                            ? " (above 1: the weights stay in the CPU's caches)"
+                            : "");
         std::printf("KV cache: %s, %lld tokens held, %.1f MB used, %.1f MB allocated%s\n",
                     kvTypeName(cache.type), static_cast<long long>(cache.tokens),
                     double(cache.bytesUsed) / 1e6, double(cache.bytesAllocated) / 1e6,

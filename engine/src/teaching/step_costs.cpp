@@ -80,7 +80,7 @@ std::vector<StageCost> stageCosts(const ModelConfig& c, int64_t tokens, int64_t 
     stages.push_back({Stage::QkvProjection, "query",
                       tokenShape(c, tokens, {c.headCount, c.headDim}),
                       2 * T * H * qkvWidth + bias * T * qkvWidth, (H + bias) * qkvWidth * b,
-                      (T * H + T * qkvWidth) * kFloat});
+                      (T * H + T * qkvWidth) * kFloat, 2 * T * H * qkvWidth});
     // Query and key rotate in place; the rotated key and the value then enter the cache, so the
     // shape shown is theirs.
     stages.push_back({Stage::Rope, "key/value", tokenShape(c, tokens, {c.kvHeadCount, c.headDim}),
@@ -98,19 +98,24 @@ std::vector<StageCost> stageCosts(const ModelConfig& c, int64_t tokens, int64_t 
                       (keyVisits * heads + keyVisits * KV + T * Q) * kFloat});
     stages.push_back({Stage::OutputProjection, "hidden states",
                       tokenShape(c, tokens, {c.hiddenSize}), 2 * T * Q * H, Q * H * b,
-                      (T * Q + T * H) * kFloat});
+                      (T * Q + T * H) * kFloat, 2 * T * Q * H});
     stages.push_back(residualCost(Stage::ResidualAttention, c, tokens));
     stages.push_back(rmsNormCost(Stage::FfnNorm, c, tokens, b));
     // Gate and up ([F, H] each), SiLU and product, down ([H, F]); gate and up are written and read
     // back, and so is their product.
     stages.push_back({Stage::SwiGluMlp, "MLP hidden", tokenShape(c, tokens, {c.ffnSize}),
                       2 * T * H * 2 * F + 2 * T * F * H + kSwiGluFlops * T * F, 3 * H * F * b,
-                      (2 * T * H + 6 * T * F) * kFloat});
+                      (2 * T * H + 6 * T * F) * kFloat, 2 * T * 3 * H * F});
     stages.push_back(residualCost(Stage::ResidualMlp, c, tokens));
     stages.push_back(rmsNormCost(Stage::FinalNorm, c, 1, b));
     // [1, 1, V] in both layouts: one sequence, one (the last) token.
-    stages.push_back(
-        {Stage::LmHead, "logits", {1, 1, c.vocabSize}, 2 * V * H, V * H * b, (H + V) * kFloat});
+    stages.push_back({Stage::LmHead,
+                      "logits",
+                      {1, 1, c.vocabSize},
+                      2 * V * H,
+                      V * H * b,
+                      (H + V) * kFloat,
+                      2 * V * H});
     stages.push_back({Stage::Sampling,
                       "logits",
                       {1, 1, c.vocabSize},
@@ -176,13 +181,16 @@ StepCosts stepCosts(const ModelConfig& config, int64_t tokens, int64_t firstPosi
     costs.tokens = tokens;
     costs.firstPosition = firstPosition;
     costs.stages = stageCosts(config, tokens, firstPosition, bytesPerWeight);
+    const auto layers = double(config.layerCount);
     double onceFlops = 0, onceBytes = 0;
     for (const StageCost& stage : costs.stages) {
         const bool perLayer = stageRepeatsPerLayer(stage.stage);
         (perLayer ? costs.flopsPerLayer : onceFlops) += stage.flops;
         (perLayer ? costs.bytesPerLayer : onceBytes) += stage.bytes();
+        const double times = perLayer ? layers : 1;
+        costs.weightBytes += times * stage.weightBytes;
+        costs.productFlops += times * stage.productFlops;
     }
-    const auto layers = double(config.layerCount);
     costs.flops = layers * costs.flopsPerLayer + onceFlops;
     costs.bytes = layers * costs.bytesPerLayer + onceBytes;
     return costs;

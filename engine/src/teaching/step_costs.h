@@ -43,6 +43,9 @@ struct StageCost {
     double flops = 0;            // for all of the step's tokens; per layer for repeating stages
     double weightBytes = 0;      // weights read (bytesPerWeight each)
     double activationBytes = 0;  // activations and KV cache read and written (f32, 4 bytes each)
+    // The part of `flops` in products with weight matrices: int8 multiply-adds (2 FLOPs each) on
+    // the CPU for the block types, what machine_limits.h's int8 peak bounds.
+    double productFlops = 0;
     double bytes() const { return weightBytes + activationBytes; }
 };
 
@@ -52,6 +55,7 @@ struct StepCosts {
     std::vector<StageCost> stages;  // one per Stage, in order
     double flopsPerLayer = 0, bytesPerLayer = 0;  // sums of the repeating stages
     double flops = 0, bytes = 0;  // the whole step: layers × per-layer + the once-per-step stages
+    double weightBytes = 0, productFlops = 0;  // the whole step's, likewise
     // FLOPs per byte moved: ~1 for a decode step with f16 weights (memory-bound), hundreds for a
     // long prefill (compute-bound).
     double intensity() const { return bytes > 0 ? flops / bytes : 0; }
