@@ -1,21 +1,28 @@
 #!/usr/bin/env bash
-# Speed of InferLens against llama.cpp on the same GGUF file, the same machine and the same thread
-# count: `inferlens-cli bench` and `llama-bench` alternate in pairs (the order swaps every pair),
-# and the table gives each side's tokens/s, the ratio InferLens / llama.cpp of every pair and the
-# median ratio, per thread count and test (ppP = prompt processing, tgG = generation). The read
-# bandwidth (../shared/tools/membw.c) is measured before and after, in the same run: these machines
-# have noisy bandwidth, so compare only figures taken side by side.
+# Speed of InferLens against one or more llama.cpp builds on the same GGUF file, the same machine
+# and the same thread count: `inferlens-cli bench` and each build's `llama-bench` take turns in
+# rounds ("pairs"; the order rotates every round), and the table gives every side's tokens/s, the
+# ratio InferLens / that build of every round and the median ratio, per thread count and test
+# (ppP = prompt processing, tgG = generation), and the median ratio against the fastest build (the
+# peer). InferLens's own share of the machine's limits (`inferlens-cli bench`: decode of the read
+# bandwidth, prompt of the int8 peak) is given too. The machine's read bandwidth and int8 peak
+# (bench_machine_limits, else ../shared/tools/membw.c) are measured before and after, in the same
+# run: these machines have noisy bandwidth, so compare only figures taken side by side.
 #
 # Usage: bench/compare_with_llama_cpp.sh [options] MODEL.gguf [THREADS...]   (default threads: 1 2)
-#   --pairs N            alternating pairs per thread count (default 5)
+#   --llama-cpp PATH     a llama.cpp build to compare with: its build folder (with bin/llama-bench)
+#                        or a llama-bench executable; repeat for several builds (e.g. b4747 and the
+#                        newest). Default: $LLAMA_BENCH, else the build tools/build_llama_cpp.sh
+#                        made in .cache/llama.cpp-build/, else llama-bench on PATH
+#   --pairs N            alternating rounds per thread count (default 5)
 #   --prompt-tokens P    prompt lengths, comma-separated (default 128; e.g. 128,512)
 #   --gen-tokens G       generated tokens (default 64)
 #   --keep DIR           keep every raw output in DIR
 # Environment:
 #   INFERLENS_BUILD_DIR  where inferlens-cli was built (default ./build)
-#   LLAMA_BENCH          llama-bench to use (default: the one tools/build_llama_cpp.sh built into
-#                        .cache/llama.cpp-build/bin/, else the one on PATH)
-#   MEMBW_SRC            membw.c (default ../shared/tools/membw.c beside the repository)
+#   LLAMA_BENCH          llama-bench executables, separated by ':' (when no --llama-cpp is given)
+#   MEMBW_SRC            membw.c, used when bench_machine_limits was not built (default
+#                        ../shared/tools/membw.c beside the repository)
 #
 # Differences to keep in mind: llama-bench runs a warm-up before each test and measures tg from an
 # empty context, InferLens measures decode right after its prompt (a few hundred more KV positions:
@@ -36,6 +43,7 @@ pairs=5
 prompts=128
 gen=64
 keep=""
+llama_paths=()
 positional=()
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -43,6 +51,7 @@ while [ $# -gt 0 ]; do
         --prompt-tokens) prompts="${2:?--prompt-tokens needs a value}"; shift 2 ;;
         --gen-tokens) gen="${2:?--gen-tokens needs a value}"; shift 2 ;;
         --keep) keep="${2:?--keep needs a folder}"; shift 2 ;;
+        --llama-cpp) llama_paths+=("${2:?--llama-cpp needs a build folder or llama-bench}"); shift 2 ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         -*) die "unknown option $1 (see --help)" ;;
         *) positional+=("$1"); shift ;;
@@ -65,10 +74,31 @@ model="$(cd "$(dirname "$model")" && pwd)/$(basename "$model")"
 
 cli="${INFERLENS_BUILD_DIR:-$root/build}/app/cli/inferlens-cli"
 [ -x "$cli" ] || die "inferlens-cli not found at $cli: build it with ./scripts/build.sh (or set INFERLENS_BUILD_DIR)"
-our_llama_bench="${INFERLENS_CACHE_DIR:-$root/.cache}/llama.cpp-build/bin/llama-bench"
-[ -x "$our_llama_bench" ] || our_llama_bench="$(command -v llama-bench || true)"
-LLAMA_BENCH="${LLAMA_BENCH:-$our_llama_bench}"
-[ -n "$LLAMA_BENCH" ] && [ -x "$LLAMA_BENCH" ] || die "no llama-bench: run tools/build_llama_cpp.sh, or point LLAMA_BENCH at one"
+if [ ${#llama_paths[@]} -eq 0 ]; then
+    if [ -n "${LLAMA_BENCH:-}" ]; then
+        IFS=: read -r -a llama_paths <<<"$LLAMA_BENCH"
+    else
+        our_llama_bench="${INFERLENS_CACHE_DIR:-$root/.cache}/llama.cpp-build/bin/llama-bench"
+        [ -x "$our_llama_bench" ] || our_llama_bench="$(command -v llama-bench || true)"
+        [ -n "$our_llama_bench" ] || die "no llama-bench: run tools/build_llama_cpp.sh, or pass --llama-cpp"
+        llama_paths=("$our_llama_bench")
+    fi
+fi
+# Every build as its llama-bench executable and a version line (tools/build_llama_cpp.sh writes
+# VERSION beside bin/; a source tree's build has it two levels up).
+llama_benches=()
+llama_versions=()
+for path in "${llama_paths[@]}"; do
+    [ -d "$path" ] && path="$path/bin/llama-bench"
+    [ -x "$path" ] && [ -f "$path" ] || die "no llama-bench at $path (--llama-cpp takes a build folder or llama-bench)"
+    path="$(cd "$(dirname "$path")" && pwd)/$(basename "$path")"
+    version="unknown (no VERSION file beside the build)"
+    for version_file in "$(dirname "$path")/../VERSION" "$(dirname "$path")/../../VERSION"; do
+        [ -f "$version_file" ] && { version="$(head -3 "$version_file" | tr '\n' ';')"; break; }
+    done
+    llama_benches+=("$path")
+    llama_versions+=("$path: $version")
+done
 command -v python3 >/dev/null || die "python3 is needed to read the JSON results"
 
 work="$(mktemp -d)"
@@ -82,7 +112,10 @@ fi
 
 membw_src="${MEMBW_SRC:-$root/../shared/tools/membw.c}"
 membw=""
-if [ ! -f "$membw_src" ]; then
+machine_limits="${INFERLENS_BUILD_DIR:-$root/build}/bench/bench_machine_limits"
+if [ -x "$machine_limits" ]; then
+    :
+elif [ ! -f "$membw_src" ]; then
     note "warning: $membw_src not found (set MEMBW_SRC): no bandwidth measurement"
 elif ! cc -O3 -march=native -fopenmp "$membw_src" -o "$work/membw" 2>"$work/membw.log"; then
     note "warning: could not compile $membw_src (needs cc with OpenMP): no bandwidth measurement"
@@ -90,6 +123,13 @@ else
     membw="$work/membw"
 fi
 measure_bandwidth() {  # $1: before|after
+    local most="${threads[0]}" t
+    for t in "${threads[@]}"; do [ "$t" -gt "$most" ] && most="$t"; done
+    if [ -x "$machine_limits" ]; then
+        note "measuring read bandwidth and int8 peaks ($1)"
+        "$machine_limits" "$most" >"$work_out/machine-$1.txt" 2>/dev/null || note "warning: bench_machine_limits failed"
+        return 0
+    fi
     [ -n "$membw" ] || return 0
     note "measuring read bandwidth ($1)"
     "$membw" 5 1024 >"$work_out/membw-$1.txt" 2>/dev/null || note "warning: membw failed"
@@ -112,72 +152,90 @@ run_inferlens() {  # $1 threads, $2 pair
         fi
     done
 }
-run_llama_cpp() {  # $1 threads, $2 pair
-    "$LLAMA_BENCH" -m "$model" -p "$prompts" -n "$gen" -t "$1" -r 1 -o json \
-        >"$work_out/llama_cpp-t$1-pair$2.json" 2>"$work/llama_cpp.err" ||
-        die "llama-bench failed on $model:
+run_llama_cpp() {  # $1 build index, $2 threads, $3 pair
+    "${llama_benches[$1]}" -m "$model" -p "$prompts" -n "$gen" -t "$2" -r 1 -o json \
+        >"$work_out/llama_cpp$1-t$2-pair$3.json" 2>"$work/llama_cpp.err" ||
+        die "llama-bench ${llama_benches[$1]} failed on $model:
 $(tail -15 "$work/llama_cpp.err")"
 }
 
 measure_bandwidth before
 for t in "${threads[@]}"; do
     for pair in $(seq "$pairs"); do
-        # Swap the order every pair, so that neither side always runs on a warmer machine.
-        if [ $((pair % 2)) -eq 1 ]; then order=(inferlens llama_cpp); else order=(llama_cpp inferlens); fi
+        # Rotate the order every round, so that no side always runs on a warmer machine.
+        sides=(inferlens)
+        for index in "${!llama_benches[@]}"; do sides+=("$index"); done
+        shift_by=$(((pair - 1) % ${#sides[@]}))
+        order=("${sides[@]:$shift_by}" "${sides[@]:0:$shift_by}")
         for side in "${order[@]}"; do
             [ "$side" = inferlens ] && [ -n "$inferlens_unsupported" ] && continue
             SECONDS=0
-            if [ "$side" = inferlens ]; then run_inferlens "$t" "$pair"; else run_llama_cpp "$t" "$pair"; fi
-            note "threads $t, pair $pair/$pairs: $side took ${SECONDS} s"
+            if [ "$side" = inferlens ]; then
+                run_inferlens "$t" "$pair"
+                name=inferlens
+            else
+                run_llama_cpp "$side" "$t" "$pair"
+                name="llama.cpp #$((side + 1))"
+            fi
+            note "threads $t, round $pair/$pairs: $name took ${SECONDS} s"
         done
     done
 done
 measure_bandwidth after
 
 [ -n "$inferlens_unsupported" ] && echo "$inferlens_unsupported" >"$work_out/inferlens-unsupported.txt"
-# tools/build_llama_cpp.sh writes VERSION beside bin/; a source tree's build has it two levels up.
-llama_version="unknown (no VERSION file beside the build)"
-for version_file in "$(dirname "$LLAMA_BENCH")/../VERSION" "$(dirname "$LLAMA_BENCH")/../../VERSION"; do
-    [ -f "$version_file" ] && { llama_version="$(head -3 "$version_file" | tr '\n' ';')"; break; }
-done
+printf '%s\n' "${llama_versions[@]}" >"$work_out/llama_cpp-versions.txt"
 inferlens_version="$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)"
 
-python3 - "$work_out" "$model" "$gen" "$prompts" "$llama_version" "$inferlens_version" "${threads[@]}" <<'PYTHON'
+python3 - "$work_out" "$model" "$gen" "$prompts" "$inferlens_version" "${threads[@]}" <<'PYTHON'
 import glob, json, os, re, statistics, sys
 
-out, model, gen, prompts, llama_version, inferlens_version = sys.argv[1:7]
-threads = [int(t) for t in sys.argv[7:]]
+out, model, gen, prompts, inferlens_version = sys.argv[1:6]
+threads = [int(t) for t in sys.argv[6:]]
+builds = open(os.path.join(out, "llama_cpp-versions.txt")).read().splitlines()
 gen = int(gen)
 prompts = [int(p) for p in prompts.split(",")]
 tests = [f"pp{p}" for p in prompts] + [f"tg{gen}"]
+engines = ["inferlens"] + [f"llama_cpp{i}" for i in range(len(builds))]
 
 def pair_of(path):
     return int(re.search(r"-pair(\d+)", path).group(1))
 
-# speeds[(engine, threads, test)][pair] = tokens/s
-speeds = {}
-weight_bytes = model_size = None
+# speeds[(engine, threads, test)][pair] = tokens/s; shares[(threads, test)][pair] = InferLens's
+# fraction of the machine's limit (prompt: of the int8 peak, decode: of the read bandwidth)
+speeds, shares = {}, {}
+weight_bytes = None
+model_sizes = {}
 for t in threads:
     for path in glob.glob(os.path.join(out, f"inferlens-t{t}-pair*-p*.json")):
         run = json.load(open(path))
         weight_bytes = run.get("weight_bytes", weight_bytes)
         if run["threads"] != t:
             print(f"note: InferLens ran with {run['threads']} threads when asked for {t}")
-        speeds.setdefault(("inferlens", t, f"pp{run['prompt_tokens']}"), {})[pair_of(path)] = \
-            run["prefill_tokens_per_s"]
+        pp = f"pp{run['prompt_tokens']}"
+        speeds.setdefault(("inferlens", t, pp), {})[pair_of(path)] = run["prefill_tokens_per_s"]
+        if "prefill_fraction_of_int8_peak" in run:
+            shares.setdefault((t, pp), {})[pair_of(path)] = run["prefill_fraction_of_int8_peak"]
         if run["gen_tokens"] == gen:
-            speeds.setdefault(("inferlens", t, f"tg{gen}"), {})[pair_of(path)] = \
-                run["decode_tokens_per_s"]
-    for path in glob.glob(os.path.join(out, f"llama_cpp-t{t}-pair*.json")):
-        for run in json.load(open(path)):
-            model_size = run.get("model_size", model_size)
-            test = f"pp{run['n_prompt']}" if run["n_gen"] == 0 else f"tg{run['n_gen']}"
-            speeds.setdefault(("llama_cpp", t, test), {})[pair_of(path)] = run["avg_ts"]
+            tg = f"tg{gen}"
+            speeds.setdefault(("inferlens", t, tg), {})[pair_of(path)] = run["decode_tokens_per_s"]
+            if "decode_fraction_of_read_bandwidth" in run:
+                shares.setdefault((t, tg), {})[pair_of(path)] = run["decode_fraction_of_read_bandwidth"]
+    for index in range(len(builds)):
+        engine = f"llama_cpp{index}"
+        for path in glob.glob(os.path.join(out, f"{engine}-t{t}-pair*.json")):
+            for run in json.load(open(path)):
+                model_sizes[engine] = run.get("model_size", model_sizes.get(engine))
+                test = f"pp{run['n_prompt']}" if run["n_gen"] == 0 else f"tg{run['n_gen']}"
+                speeds.setdefault((engine, t, test), {})[pair_of(path)] = run["avg_ts"]
 
 def fmt(values, digits=2):
     return " / ".join(f"{v:.{digits}f}" for v in values) if values else "–"
 
-def bandwidth(name):
+def limits(name):
+    path = os.path.join(out, f"machine-{name}.txt")
+    if os.path.exists(path):
+        return "; ".join(line.strip() for line in open(path) if line.strip())
     path = os.path.join(out, f"membw-{name}.txt")
     if not os.path.exists(path):
         return "not measured"
@@ -186,36 +244,59 @@ def bandwidth(name):
     return ", ".join(f"{t} thread{'s' if t != '1' else ''} {med} GB/s (min {lo}, max {hi})"
                      for t, med, lo, hi in found)
 
+def median(values):
+    return statistics.median(values) if values else None
+
 unsupported = os.path.join(out, "inferlens-unsupported.txt")
 print()
 print(f"file: {model} ({os.path.getsize(model) / 1e9:.2f} GB)")
-print(f"InferLens {inferlens_version}; llama.cpp {llama_version}")
+print(f"InferLens {inferlens_version}")
+for index, build in enumerate(builds):
+    print(f"llama.cpp #{index + 1}: {build}")
 with open("/proc/cpuinfo") as cpuinfo:
     cpu = next((l.split(":", 1)[1].strip() for l in cpuinfo if l.startswith("model name")), "?")
 print(f"machine: {cpu}, {os.cpu_count()} logical CPUs")
-print(f"read bandwidth before: {bandwidth('before')}")
-print(f"read bandwidth after:  {bandwidth('after')}")
+print(f"machine limits before: {limits('before')}")
+print(f"machine limits after:  {limits('after')}")
 if os.path.exists(unsupported):
     print("InferLens: unsupported, skipped: " + open(unsupported).read().strip())
 print()
-print("| file | threads | test | InferLens tok/s (per pair) | llama.cpp tok/s (per pair) "
-      "| ratio per pair | median ratio | tg GB/s (InferLens / llama.cpp) |")
-print("|---|---|---|---|---|---|---|---|")
+header = "| file | threads | test | InferLens tok/s (per round) | InferLens share of limit |"
+rule = "|---|---|---|---|---|"
+for index in range(len(builds)):
+    n = index + 1
+    header += f" llama.cpp #{n} tok/s | ratio per round vs #{n} | median ratio vs #{n} |"
+    rule += "---|---|---|"
+header += " median ratio vs fastest | tg GB/s (InferLens / " + " / ".join(
+    f"#{i + 1}" for i in range(len(builds))) + ") |"
+rule += "---|---|"
+print(header)
+print(rule)
 for t in threads:
     for test in tests:
         ours = speeds.get(("inferlens", t, test), {})
-        theirs = speeds.get(("llama_cpp", t, test), {})
-        both = sorted(set(ours) & set(theirs))
-        ratios = [ours[p] / theirs[p] for p in both if theirs[p] > 0]
-        median_ratio = f"**{statistics.median(ratios):.3f}**" if ratios else "–"
-        ours_text = fmt([ours[p] for p in sorted(ours)]) if ours else "unsupported"
-        gbps = "–"
-        if test.startswith("tg") and (ours or theirs):
-            a = f"{statistics.median(ours.values()) * weight_bytes / 1e9:.1f}" if ours and weight_bytes else "–"
-            b = f"{statistics.median(theirs.values()) * model_size / 1e9:.1f}" if theirs and model_size else "–"
-            gbps = f"{a} / {b}"
-        print(f"| {os.path.basename(model)} | {t} | {test} | {ours_text} | "
-              f"{fmt([theirs[p] for p in sorted(theirs)])} | {fmt(ratios, 3)} | {median_ratio} | {gbps} |")
+        share = median(list(shares.get((t, test), {}).values()))
+        row = (f"| {os.path.basename(model)} | {t} | {test} | "
+               f"{fmt([ours[p] for p in sorted(ours)]) if ours else 'unsupported'} | "
+               f"{f'{share:.3f}' if share is not None else '–'} |")
+        fastest, fastest_ratios = None, []
+        rates = [f"{median(list(ours.values())) * weight_bytes / 1e9:.1f}"
+                 if ours and weight_bytes else "–"]
+        for index in range(len(builds)):
+            engine = f"llama_cpp{index}"
+            theirs = speeds.get((engine, t, test), {})
+            both = sorted(set(ours) & set(theirs))
+            ratios = [ours[p] / theirs[p] for p in both if theirs[p] > 0]
+            median_ratio = f"**{median(ratios):.3f}**" if ratios else "–"
+            row += f" {fmt([theirs[p] for p in sorted(theirs)])} | {fmt(ratios, 3)} | {median_ratio} |"
+            if theirs and (fastest is None or median(list(theirs.values())) > fastest):
+                fastest, fastest_ratios = median(list(theirs.values())), ratios
+            size = model_sizes.get(engine)
+            rates.append(f"{median(list(theirs.values())) * size / 1e9:.1f}"
+                         if theirs and size else "–")
+        row += f" {f'**{median(fastest_ratios):.3f}**' if fastest_ratios else '–'} |"
+        row += f" {' / '.join(rates) if test.startswith('tg') else '–'} |"
+        print(row)
 PYTHON
 [ -n "$keep" ] && note "raw outputs kept in $work_out"
 exit 0

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
+#include <string>
 #include <thread>
 
 #include "backend/cpu/cpu_features.h"
@@ -22,6 +24,16 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "usage: %s [THREADS] [BUFFER_MIB]\n", argv[0]);
         return 2;
     }
+    // "12.3 Gop/s on 1 thread, 24.1 Gop/s on 2", or the first part alone for one thread.
+    const auto onOneAndAll = [threads](const std::function<double(int)>& peak) {
+        char text[96];
+        const int length =
+            std::snprintf(text, sizeof text, "%.1f Gop/s on 1 thread", peak(1) / 1e9);
+        if (threads > 1)
+            std::snprintf(text + length, sizeof text - size_t(length), ", %.1f Gop/s on %d",
+                          peak(threads) / 1e9, threads);
+        return std::string(text);
+    };
     std::printf("kernel set in use: %s\n", cpuKernelsName(cpuKernels()));
     for (const int n : {1, threads}) {
         std::printf("read bandwidth, %d thread(s), best of 8 passes over %zu MiB: %.1f GB/s\n", n,
@@ -34,13 +46,11 @@ int main(int argc, char** argv) {
             std::printf("int8 peak, %s: not supported by this CPU\n", cpuKernelsName(set));
             continue;
         }
-        std::printf("int8 peak, %s (%s): %.1f Gop/s on 1 thread, %.1f Gop/s on %d\n",
-                    cpuKernelsName(set), int8InstructionName(set), measureInt8Peak(set, 1) / 1e9,
-                    measureInt8Peak(set, threads) / 1e9, threads);
+        std::printf("int8 peak, %s (%s): %s\n", cpuKernelsName(set), int8InstructionName(set),
+                    onOneAndAll([set](int n) { return measureInt8Peak(set, n); }).c_str());
     }
     if (amxInt8Usable())
-        std::printf("int8 peak, AMX (tdpbusd): %.1f Gop/s on 1 thread, %.1f Gop/s on %d\n",
-                    measureAmxInt8Peak(1) / 1e9, measureAmxInt8Peak(threads) / 1e9, threads);
+        std::printf("int8 peak, AMX (tdpbusd): %s\n", onOneAndAll(measureAmxInt8Peak).c_str());
     else
         std::printf(
             "int8 peak, AMX: not available (no AMX-INT8, or the kernel refused the tiles)\n");

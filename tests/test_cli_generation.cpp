@@ -364,6 +364,31 @@ class TestCliGeneration : public QObject {
         for (const char* key :
              {"prefill_tokens_per_s", "decode_tokens_per_s", "ttft_ms", "peak_rss_mb"})
             QVERIFY2(objects[0][key].toDouble() > 0, key);
+        // The machine's ceilings, measured by the same run, and each phase's share of its own.
+        const QJsonObject machine = objects[0]["machine"].toObject();
+        const double bandwidth = machine["read_gb_per_s"].toDouble();
+        QVERIFY2(bandwidth > 0.1 && bandwidth < 10'000, qPrintable(QString::number(bandwidth)));
+        const double peak = machine["int8_peak_gops_per_s"].toDouble();
+        QVERIFY2(peak > 1, qPrintable(QString::number(peak)));
+        // Decode: the file's weight bytes × tokens/s over the bandwidth; the tiny model's weights
+        // stay in the caches, so the share may pass 1.
+        const double weightRate = objects[0]["weight_bytes"].toDouble() *
+                                  objects[0]["decode_tokens_per_s"].toDouble() / 1e9;
+        QVERIFY(weightRate > 0);
+        QVERIFY(qFuzzyCompare(objects[0]["decode_fraction_of_read_bandwidth"].toDouble(),
+                              weightRate / bandwidth));
+        const double products = objects[0]["prefill_product_gops_per_s"].toDouble();
+        QVERIFY(products > 0 && products <= peak);
+        QVERIFY(
+            qFuzzyCompare(objects[0]["prefill_fraction_of_int8_peak"].toDouble(), products / peak));
+
+        const auto text =
+            test::runCli({"bench", "--model", model_, "--prompt-tokens", "8", "--gen-tokens", "4"});
+        QVERIFY2(text.exitCode == 0, qPrintable(text.standardError));
+        QVERIFY2(text.standardOutput.contains("of the read bandwidth") &&
+                     text.standardOutput.contains("of the int8 peak") &&
+                     text.standardOutput.contains("machine: read bandwidth"),
+                 qPrintable(text.standardOutput));
     }
 
     void kvExperimentOnTheBundledModel() {
