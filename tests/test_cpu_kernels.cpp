@@ -249,14 +249,18 @@ class TestCpuKernels : public QObject {
                 }
     }
 
-    // Q8_0, Q4_0, Q4_K and Q6_K matrices repacked 8 rows at a time (packed_rows.h), with a row
-    // count that leaves a padded group: every product within the activations' rounding of the exact
-    // one, a batch equal to its tokens one by one, and the engine's products the same through the
-    // packed and the file layout up to f32 rounding, on any number of threads.
+    // Every block type repacked 8 rows at a time (packed_rows.h), with a row count that leaves a
+    // padded group, in about the file's bytes: every product within the activations' rounding of
+    // the exact one for each kernel set the machine has, a batch equal to its tokens one by one
+    // bit for bit (prefill = decode), and the engine's products the same through the packed and
+    // the file layout up to f32 rounding, on any number of threads.
     void packedMatricesAgreeWithinTheActivationRounding() {
         const int64_t rows = 13, tokens = 6;
-        for (const DType dtype : {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q6_K}) {
+        for (const DType dtype : kBlockTypes) {
             QVERIFY(!packs(dtype, CpuKernels::Portable));
+#if defined(__x86_64__)
+            QVERIFY(packs(dtype, CpuKernels::Avx2) && packs(dtype, CpuKernels::Avx512));
+#endif
             const int64_t blocks = dtypeInfo(dtype).blockElements == 256 ? 2 : 5;
             const int64_t columns = blocks * dtypeInfo(dtype).blockElements;
             const auto bytes = randomBlocks(dtype, rows * blocks, 5);
@@ -264,6 +268,8 @@ class TestCpuKernels : public QObject {
             const auto packed = packRows(weight);
             const int64_t groupBytes = packedGroupBytes(weight);
             QCOMPARE(packed.size, 2 * groupBytes);
+            const int64_t fileGroupBytes = kPackedRows * blocks * dtypeInfo(dtype).blockBytes;
+            QVERIFY(groupBytes >= fileGroupBytes && groupBytes <= fileGroupBytes * 103 / 100);
             std::vector<float> decoded(size_t(rows * columns));
             decodeRow(dtype, bytes.data(), decoded);
             const auto x = randomValues(tokens * columns, 1.0f, 8);
@@ -324,9 +330,13 @@ class TestCpuKernels : public QObject {
             matMat(packedWeight, x, tokens, shared, &pool);
             matMat(weight, x, tokens, fileLayout);
             QCOMPARE(shared, batch);
-            std::vector<float> alone(static_cast<size_t>(rows));
-            matVec(packedWeight, std::span(x).subspan(size_t(2 * columns), size_t(columns)), alone);
-            QCOMPARE(alone, std::vector<float>(batch.begin() + 2 * rows, batch.begin() + 3 * rows));
+            for (int64_t t = 0; t < tokens; ++t) {
+                std::vector<float> alone(static_cast<size_t>(rows));
+                matVec(packedWeight, std::span(x).subspan(size_t(t * columns), size_t(columns)),
+                       alone);
+                QCOMPARE(alone, std::vector<float>(batch.begin() + t * rows,
+                                                   batch.begin() + (t + 1) * rows));
+            }
             QVERIFY(test::normalisedError(batch, fileLayout) < 1e-5);
         }
     }
@@ -403,7 +413,8 @@ class TestCpuKernels : public QObject {
 
     void productsAreTheSameOnAnyNumberOfThreads() {
         // The products split their rows across a pool: every thread must read the activations
-        // (and their 8-bit form) that the calling thread prepared.
+        // (and their 8-bit form) that the calling thread prepared — in the file's layout and,
+        // for the types the kernels in use pack, in the packed one.
         ThreadPool pool(3);
         const int64_t rows = 300, columns = 256, tokens = 5;
         const auto x = randomValues(tokens * columns, 1.0f, 42);
@@ -416,17 +427,30 @@ class TestCpuKernels : public QObject {
             weight.shape = {rows, columns};
             weight.data = bytes.data();
             weight.byteCount = int64_t(bytes.size());
-            std::vector<float> alone(static_cast<size_t>(rows)), shared(alone.size());
-            matVec(weight, std::span(x).first(size_t(columns)), alone);
-            matVec(weight, std::span(x).first(size_t(columns)), shared, &pool);
-            QCOMPARE(shared, alone);
-            std::vector<float> batchAlone(static_cast<size_t>(tokens * rows));
-            std::vector<float> batchShared(batchAlone.size());
-            matMat(weight, x, tokens, batchAlone);
-            matMat(weight, x, tokens, batchShared, &pool);
-            QCOMPARE(batchShared, batchAlone);
-            // And a batch equals its tokens one by one.
-            QCOMPARE(std::vector<float>(batchAlone.begin(), batchAlone.begin() + rows), alone);
+            PackedBuffer packed;
+            std::vector<const std::byte*> layouts{nullptr};
+            if (packs(dtype, cpuKernels())) {
+                packed = packRows(weight, &pool);
+                layouts.push_back(packed.bytes.get());
+            }
+            for (const std::byte* layout : layouts) {
+                weight.packed = layout;
+                std::vector<float> batchAlone(static_cast<size_t>(tokens * rows));
+                std::vector<float> batchShared(batchAlone.size());
+                matMat(weight, x, tokens, batchAlone);
+                matMat(weight, x, tokens, batchShared, &pool);
+                QCOMPARE(batchShared, batchAlone);
+                // And a batch equals its tokens one by one.
+                for (int64_t t = 0; t < tokens; ++t) {
+                    std::vector<float> alone(static_cast<size_t>(rows)), shared(alone.size());
+                    const auto token = std::span(x).subspan(size_t(t * columns), size_t(columns));
+                    matVec(weight, token, alone);
+                    matVec(weight, token, shared, &pool);
+                    QCOMPARE(shared, alone);
+                    QCOMPARE(alone, std::vector<float>(batchAlone.begin() + t * rows,
+                                                       batchAlone.begin() + (t + 1) * rows));
+                }
+            }
         }
     }
 

@@ -20,8 +20,8 @@ struct PackedFormat {
 };
 
 // nullptr for types the family does not pack.
-const PackedFormat* packedLegacyFormat(DType dtype);  // Q8_0, Q4_0
-const PackedFormat* packedKFormat(DType dtype);       // Q4_K, Q6_K
+const PackedFormat* packedLegacyFormat(DType dtype);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
+const PackedFormat* packedKFormat(DType dtype);       // Q4_K, Q5_K, Q6_K
 
 // Copies 4 bytes (a chunk's lane) from `from` (or zeros when null) to `to`, XOR `flip`.
 inline void copyLane(const std::byte* from, std::byte* to, uint32_t flip = 0) {
@@ -47,6 +47,14 @@ INFERLENS_AVX512 inline __m256i nibbleProductsVnni(__m256i acc, __m256i n, __m25
 }
 INFERLENS_AVX2 inline __m256i nibbleProducts(__m256i acc, __m256i n, __m256i a) {
     return _mm256_add_epi32(acc, simd::multiplyBytes(n, a));
+}
+
+// Bit `bit` (0…7) of every byte of `words` moved to bit 4, the others cleared: the value 16 that
+// a Q5 type's fifth bit adds to its nibble.
+INFERLENS_AVX2 inline __m256i fifthBits(__m256i words, int bit) {
+    const __m256i moved =
+        bit <= 4 ? _mm256_slli_epi32(words, 4 - bit) : _mm256_srli_epi32(words, bit - 4);
+    return _mm256_and_si256(moved, _mm256_set1_epi8(16));
 }
 
 // A tile over any number of tokens from a tile of 4 and one of 1: four at a time, then one by one.

@@ -1,4 +1,5 @@
-// Q4_K and Q6_K packed 8 rows at a time (packed_rows.h): the two types of Q4_K_M files.
+// Q4_K, Q5_K and Q6_K packed 8 rows at a time (packed_rows.h): the types of Q4_K_M and Q5_K_M
+// files.
 //
 // Q4_K: a packed super-block
 // (1,184 bytes for 8 rows' 1,152) holds
@@ -8,8 +9,11 @@
 //   bytes 160…      the nibbles: for each pair p of sub-blocks (2p in the low halves, 2p + 1 in
 //                   the high halves, as in the file), 8 chunks k of 32 bytes whose lane j is row
 //                   j's bytes 32p + 4k … + 3.
-// Per (row, token) and sub-block, in order: acc ← fma(d · sc · xScale, float(Σ n a), acc), then
-// acc ← fma(−dmin · m, xSum, acc).
+// Q5_K: the same (1,440 bytes for 8 rows' 1,408) with, between the mins and the nibbles, 8 chunks k
+// of the fifth bits, lane j = row j's qh bytes 4k … 4k + 3 (byte l's bit s: element l of
+// sub-block s), which the tile ORs into the nibbles as 16: the packed copy stays about the file's
+// size. Per (row, token) and sub-block, in order: acc ← fma(d · sc · xScale, float(Σ n a), acc),
+// then acc ← fma(−dmin · m, xSum, acc), with n the 4- or 5-bit value.
 //
 // Q6_K: a packed super-block (1,680 bytes, as 8 rows' 210) holds
 //   bytes 0…15      the 8 rows' fp16 d
@@ -26,11 +30,20 @@
 namespace inferlens {
 namespace {
 
-constexpr int64_t kPackedQ4_KBytes = 160 + 8 * 128;
+// fifth: Q5_K (its qh after the header, its nibbles after them).
+template <bool fifth>
+constexpr int64_t kPackedBytes = 160 + (fifth ? 8 * 32 : 0) + 8 * 128;
+constexpr int64_t packedNibblesAt(bool fifth) {
+    return 160 + (fifth ? 8 * 32 : 0);
+}
 
+template <bool fifth>
 void packQ4_K(const std::byte* const* rows, int64_t b, std::byte* out) {
+    constexpr int64_t fileBytes = fifth ? kQ5_KBlockBytes : kQ4_KBlockBytes;
+    constexpr int64_t nibblesAt = fifth ? 48 : 16;
     for (int j = 0; j < kPackedRows; ++j) {
-        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * kQ4_KBlockBytes;
+        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * fileBytes;
+        const auto field = [block](int64_t at) { return block == nullptr ? nullptr : block + at; };
         for (int i = 0; i < 2; ++i) {
             out[2 * j + i] = block == nullptr ? std::byte{0} : block[i];
             out[16 + 2 * j + i] = block == nullptr ? std::byte{0} : block[2 + i];
@@ -42,10 +55,13 @@ void packQ4_K(const std::byte* const* rows, int64_t b, std::byte* out) {
             out[32 + 8 * s + j] = std::byte(uint8_t(scale));
             out[96 + 8 * s + j] = std::byte(uint8_t(min));
         }
+        if constexpr (fifth)
+            for (int k = 0; k < 8; ++k)
+                copyLane(field(16 + 4 * k), out + 160 + 32 * k + 4 * j);
         for (int p = 0; p < 4; ++p)
             for (int k = 0; k < 8; ++k)
-                copyLane(block == nullptr ? nullptr : block + 16 + 32 * p + 4 * k,
-                         out + 160 + 256 * p + 32 * k + 4 * j);
+                copyLane(field(nibblesAt + 32 * p + 4 * k),
+                         out + packedNibblesAt(fifth) + 256 * p + 32 * k + 4 * j);
     }
 }
 
@@ -79,15 +95,16 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
 }
 
 // Each pair's integer dots are built in two accumulators per sub-block and token (exact, so in
-// any order), so that one decode step is not bound by the latency of a single chain.
+// any order), so that one decode step is not bound by the latency of a single chain. `fifth`:
+// Q5_K, whose fifth bits join the nibbles.
 #define INFERLENS_PACKED_Q4_K_TILE(name, target, products)                                        \
-    template <int T>                                                                              \
+    template <bool fifth, int T>                                                                  \
     target void name(const std::byte* group, const QuantizedActivations* const* xs,               \
                      int64_t blocks, float* out, int stride) {                                    \
         __m256 acc[T];                                                                            \
         _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();         \
         for (int64_t b = 0; b < blocks; ++b) {                                                    \
-            const std::byte* block = group + b * kPackedQ4_KBytes;                                \
+            const std::byte* block = group + b * kPackedBytes<fifth>;                             \
             const __m256 d = packedScales(block);                                                 \
             const __m256 negativeDmin =                                                           \
                 _mm256_sub_ps(_mm256_setzero_ps(), packedScales(block + 16));                     \
@@ -104,11 +121,17 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
                     high[t][i] = _mm256_setzero_si256();                                          \
                 }                                                                                 \
                 _Pragma("GCC unroll 8") for (int k = 0; k < 8; ++k) {                             \
-                    const __m256i chunk = _mm256_loadu_si256(                                     \
-                        reinterpret_cast<const __m256i*>(block + 160 + 256 * p + 32 * k));        \
-                    const __m256i lo = _mm256_and_si256(chunk, _mm256_set1_epi8(0x0f));           \
-                    const __m256i hi =                                                            \
+                    const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(    \
+                        block + packedNibblesAt(fifth) + 256 * p + 32 * k));                      \
+                    __m256i lo = _mm256_and_si256(chunk, _mm256_set1_epi8(0x0f));                 \
+                    __m256i hi =                                                                  \
                         _mm256_and_si256(_mm256_srli_epi16(chunk, 4), _mm256_set1_epi8(0x0f));    \
+                    if constexpr (fifth) {                                                        \
+                        const __m256i high = _mm256_loadu_si256(                                  \
+                            reinterpret_cast<const __m256i*>(block + 160 + 32 * k));              \
+                        lo = _mm256_or_si256(lo, fifthBits(high, 2 * p));                         \
+                        hi = _mm256_or_si256(hi, fifthBits(high, 2 * p + 1));                     \
+                    }                                                                             \
                     _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                         \
                         const int8_t* a = xs[t]->values.data() + (8 * b + 2 * p) * 32 + 4 * k;    \
                         low[t][k % 2] = products(low[t][k % 2], lo, broadcast4(a));               \
@@ -215,11 +238,12 @@ INFERLENS_PACKED_Q4_K_TILE(q4kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
 INFERLENS_PACKED_Q6_K_TILE(q6kAvx2, INFERLENS_AVX2, nibbleProducts)
 INFERLENS_PACKED_Q6_K_TILE(q6kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
 
+template <bool fifth>
 PackedTile q4kTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
-        return anyTokens<q4kAvx512<4>, q4kAvx512<1>>;
+        return anyTokens<q4kAvx512<fifth, 4>, q4kAvx512<fifth, 1>>;
     if (kernels == CpuKernels::Avx2)
-        return anyTokens<q4kAvx2<4>, q4kAvx2<1>>;
+        return anyTokens<q4kAvx2<fifth, 4>, q4kAvx2<fifth, 1>>;
     return nullptr;
 }
 PackedTile q6kTile(CpuKernels kernels) {
@@ -230,6 +254,7 @@ PackedTile q6kTile(CpuKernels kernels) {
     return nullptr;
 }
 #else
+template <bool>
 PackedTile q4kTile(CpuKernels) {
     return nullptr;
 }
@@ -241,9 +266,19 @@ PackedTile q6kTile(CpuKernels) {
 }  // namespace
 
 const PackedFormat* packedKFormat(DType dtype) {
-    static const PackedFormat q4_k{kPackedQ4_KBytes, packQ4_K, q4kTile};
+    static const PackedFormat q4_k{kPackedBytes<false>, packQ4_K<false>, q4kTile<false>};
+    static const PackedFormat q5_k{kPackedBytes<true>, packQ4_K<true>, q4kTile<true>};
     static const PackedFormat q6_k{kPackedQ6_KBytes, packQ6_K, q6kTile};
-    return dtype == DType::Q4_K ? &q4_k : dtype == DType::Q6_K ? &q6_k : nullptr;
+    switch (dtype) {
+        case DType::Q4_K:
+            return &q4_k;
+        case DType::Q5_K:
+            return &q5_k;
+        case DType::Q6_K:
+            return &q6_k;
+        default:
+            return nullptr;
+    }
 }
 
 }  // namespace inferlens

@@ -1,4 +1,6 @@
-// Q8_0 and Q4_0 packed 8 rows at a time (packed_rows.h): the packing of a block and the tiles.
+// The 32-value block types (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1) packed 8 rows at a time
+// (packed_rows.h): the packing of a block and the tiles, one of each for all five, described by
+// a LegacyLayout.
 
 #include "backend/cpu/packed_formats.h"
 #include "core/quant_blocks.h"
@@ -6,21 +8,63 @@
 namespace inferlens {
 namespace {
 
-constexpr int64_t kScaleBytes = 2 * kPackedRows;
+// Where a file block keeps its fields (0: it has none), and what its packed values carry.
+struct LegacyLayout {
+    int64_t fileBytes;
+    int64_t minAt;     // fp16 m (Q4_1, Q5_1)
+    int64_t highAt;    // 32-bit qh, the fifth bits (Q5_0, Q5_1)
+    int64_t valuesAt;  // the int8 values (Q8_0) or the nibbles
+    bool bytes;        // Q8_0: a byte per value, stored plus 128 (unsigned, for the instructions)
+    int bias;          // what a stored value is beyond the format's q (packed_rows.h)
 
-// Block b of a group: scales, then the chunks (packed_rows.h); Q8_0's values become unsigned
-// (q + 128), padding rows value 0 with scale 0.
-template <int64_t fileBlockBytes, int chunks, uint32_t flip>
+    // The packed block (packed_rows.h): the scales d, the mins, the fifth-bit words, the chunks.
+    constexpr int64_t packedMinAt() const { return 2 * kPackedRows; }
+    constexpr int64_t packedHighAt() const {
+        return packedMinAt() + (minAt != 0 ? 2 * kPackedRows : 0);
+    }
+    constexpr int64_t packedValuesAt() const { return packedHighAt() + (highAt != 0 ? 32 : 0); }
+    constexpr int chunks() const { return bytes ? 8 : 4; }
+    constexpr int64_t packedBytes() const { return packedValuesAt() + 32 * chunks(); }
+};
+
+constexpr LegacyLayout kQ8_0{kQ8_0BlockBytes, 0, 0, 2, true, 128};
+constexpr LegacyLayout kQ4_0{kQ4_0BlockBytes, 0, 0, 2, false, 8};
+constexpr LegacyLayout kQ4_1{kQ4_1BlockBytes, 2, 0, 4, false, 0};
+constexpr LegacyLayout kQ5_0{kQ5_0BlockBytes, 0, 2, 6, false, 16};
+constexpr LegacyLayout kQ5_1{kQ5_1BlockBytes, 2, 4, 8, false, 0};
+
+// A row's qh rearranged so that bit 8i + c is the fifth bit of byte i of its lane in chunk c
+// (c < 4: element 4c + i, a low nibble; c ≥ 4: element 16 + 4(c − 4) + i = 4c + i, a high one).
+uint32_t fifthBitWord(uint32_t qh) {
+    uint32_t word = 0;
+    for (int c = 0; c < 8; ++c)
+        for (int i = 0; i < 4; ++i)
+            word |= (qh >> (4 * c + i) & 1u) << (8 * i + c);
+    return word;
+}
+
+// Block b of a group (packed_rows.h); padding rows get zeros, hence scale and min 0.
+template <LegacyLayout L>
 void packBlock(const std::byte* const* rows, int64_t b, std::byte* out) {
+    static_assert(L.packedBytes() == kPackedRows * L.fileBytes,
+                  "the packed copy is the file's size");
     for (int j = 0; j < kPackedRows; ++j) {
-        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * fileBlockBytes;
-        if (block == nullptr)
-            std::memset(out + 2 * j, 0, 2);
-        else
-            std::memcpy(out + 2 * j, block, 2);
-        for (int k = 0; k < chunks; ++k)
-            copyLane(block == nullptr ? nullptr : block + 2 + 4 * k,
-                     out + kScaleBytes + 32 * k + 4 * j, flip);
+        const std::byte* block = rows[j] == nullptr ? nullptr : rows[j] + b * L.fileBytes;
+        const auto field = [block](int64_t at) { return block == nullptr ? nullptr : block + at; };
+        const auto copyHalf = [&](int64_t at, std::byte* to) {
+            for (int i = 0; i < 2; ++i)
+                to[i] = block == nullptr ? std::byte{0} : block[at + i];
+        };
+        copyHalf(0, out + 2 * j);
+        if constexpr (L.minAt != 0)
+            copyHalf(L.minAt, out + L.packedMinAt() + 2 * j);
+        if constexpr (L.highAt != 0) {
+            const uint32_t word = block == nullptr ? 0 : fifthBitWord(loadU32(block + L.highAt));
+            std::memcpy(out + L.packedHighAt() + 4 * j, &word, 4);
+        }
+        for (int k = 0; k < L.chunks(); ++k)
+            copyLane(field(L.valuesAt + 4 * k), out + L.packedValuesAt() + 32 * k + 4 * j,
+                     L.bytes ? 0x80808080u : 0);
     }
 }
 
@@ -28,7 +72,7 @@ void packBlock(const std::byte* const* rows, int64_t b, std::byte* out) {
 
 // Q8_0's chunk (biased weights u = q + 128) times activation bytes: VNNI multiplies unsigned by
 // signed bytes directly; AVX2's two-instruction version would saturate on 255 · 127 pairs, so it
-// takes the signed weights back and moves their signs onto the activations.
+// takes the signed weights back and moves their signs onto the activations — and so the 128 off.
 INFERLENS_AVX512 inline __m256i q8ProductsVnni(__m256i acc, __m256i u, __m256i a) {
     return _mm256_dpbusd_epi32(acc, u, a);
 }
@@ -41,79 +85,105 @@ INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
 // One packed group times T tokens. The integer dot of a block is built in four independent
 // accumulators (exact, so their order does not matter), so that a decode step is not bound by
 // the latency of one chain of multiply-adds; the first starts at −bias · Σ a, which takes off
-// what the multiplied bytes carry beyond the values (Q4_0's nibbles n = q + 8, VNNI's Q8_0 bytes
-// q + 128).
-#define INFERLENS_PACKED_TILE(name, target, isQ8, products, bias)                               \
-    template <int T>                                                                            \
-    target void name(const std::byte* group, const QuantizedActivations* const* xs,             \
-                     int64_t blocks, float* out, int stride) {                                  \
-        constexpr int64_t blockBytes = isQ8 ? 16 + 256 : 16 + 128;                              \
-        __m256 acc[T];                                                                          \
-        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();       \
-        for (int64_t b = 0; b < blocks; ++b) {                                                  \
-            const std::byte* block = group + b * blockBytes;                                    \
-            const __m256 d = packedScales(block);                                               \
-            __m256i chunk[8];                                                                   \
-            _Pragma("GCC unroll 8") for (int k = 0; k < (isQ8 ? 8 : 4); ++k) {                  \
-                const __m256i bytes =                                                           \
-                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 16 + 32 * k));  \
-                if (isQ8) {                                                                     \
-                    chunk[k] = bytes;                                                           \
-                } else {                                                                        \
-                    chunk[k] = _mm256_and_si256(bytes, _mm256_set1_epi8(0x0f));                 \
-                    chunk[k + 4] =                                                              \
-                        _mm256_and_si256(_mm256_srli_epi16(bytes, 4), _mm256_set1_epi8(0x0f));  \
-                }                                                                               \
-            }                                                                                   \
-            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                               \
-                const int8_t* a = xs[t]->values.data() + b * kQuantBlockElements;               \
-                __m256i dot[4] = {_mm256_set1_epi32(-bias * xs[t]->sums[size_t(b)]),            \
-                                  _mm256_setzero_si256(), _mm256_setzero_si256(),               \
-                                  _mm256_setzero_si256()};                                      \
-                _Pragma("GCC unroll 8") for (int k = 0; k < 8; ++k) dot[k % 4] =                \
-                    products(dot[k % 4], chunk[k], broadcast4(a + 4 * k));                      \
-                const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]),          \
-                                                     _mm256_add_epi32(dot[2], dot[3]));         \
-                acc[t] =                                                                        \
-                    _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[size_t(b)])), \
-                                    _mm256_cvtepi32_ps(sum), acc[t]);                           \
-            }                                                                                   \
-        }                                                                                       \
-        for (int t = 0; t < T; ++t)                                                             \
-            storeRows(acc[t], out + t, stride);                                                 \
+// what the multiplied bytes carry beyond the values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit
+// values q + 16, VNNI's Q8_0 bytes q + 128). Q4_1 and Q5_1 then add their min m times the block's
+// Σ x (its scaledSums). The fifth bits of Q5 join the nibbles here rather than at pack time, so
+// that the packed copy stays the file's size (packed_rows.h).
+#define INFERLENS_PACKED_TILE(name, target, q8Products, q8TakesBiasOff, nibbleProducts)           \
+    template <LegacyLayout L, int T>                                                              \
+    target void name(const std::byte* group, const QuantizedActivations* const* xs,               \
+                     int64_t blocks, float* out, int stride) {                                    \
+        constexpr int bias = L.bytes && q8TakesBiasOff ? 0 : L.bias, chunks = L.chunks();         \
+        __m256 acc[T];                                                                            \
+        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();         \
+        for (int64_t b = 0; b < blocks; ++b) {                                                    \
+            const std::byte* block = group + b * L.packedBytes();                                 \
+            const __m256 d = packedScales(block);                                                 \
+            __m256i chunk[8];                                                                     \
+            _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                            \
+                const __m256i bytes = _mm256_loadu_si256(                                         \
+                    reinterpret_cast<const __m256i*>(block + L.packedValuesAt() + 32 * k));       \
+                if constexpr (L.bytes) {                                                          \
+                    chunk[k] = bytes;                                                             \
+                } else {                                                                          \
+                    chunk[k] = _mm256_and_si256(bytes, _mm256_set1_epi8(0x0f));                   \
+                    chunk[k + 4] =                                                                \
+                        _mm256_and_si256(_mm256_srli_epi16(bytes, 4), _mm256_set1_epi8(0x0f));    \
+                    if constexpr (L.highAt != 0) {                                                \
+                        const __m256i words = _mm256_loadu_si256(                                 \
+                            reinterpret_cast<const __m256i*>(block + L.packedHighAt()));          \
+                        chunk[k] = _mm256_or_si256(chunk[k], fifthBits(words, k));                \
+                        chunk[k + 4] = _mm256_or_si256(chunk[k + 4], fifthBits(words, k + 4));    \
+                    }                                                                             \
+                }                                                                                 \
+            }                                                                                     \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                                 \
+                const int8_t* a = xs[t]->values.data() + b * kQuantBlockElements;                 \
+                __m256i dot[4] = {_mm256_set1_epi32(-bias * xs[t]->sums[size_t(b)]),              \
+                                  _mm256_setzero_si256(), _mm256_setzero_si256(),                 \
+                                  _mm256_setzero_si256()};                                        \
+                _Pragma("GCC unroll 8") for (int k = 0; k < 8; ++k) {                             \
+                    if constexpr (L.bytes)                                                        \
+                        dot[k % 4] = q8Products(dot[k % 4], chunk[k], broadcast4(a + 4 * k));     \
+                    else                                                                          \
+                        dot[k % 4] = nibbleProducts(dot[k % 4], chunk[k], broadcast4(a + 4 * k)); \
+                }                                                                                 \
+                const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]),            \
+                                                     _mm256_add_epi32(dot[2], dot[3]));           \
+                acc[t] =                                                                          \
+                    _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[size_t(b)])),   \
+                                    _mm256_cvtepi32_ps(sum), acc[t]);                             \
+                if constexpr (L.minAt != 0)                                                       \
+                    acc[t] =                                                                      \
+                        _mm256_fmadd_ps(packedScales(block + L.packedMinAt()),                    \
+                                        _mm256_set1_ps(xs[t]->scaledSums[size_t(b)]), acc[t]);    \
+            }                                                                                     \
+        }                                                                                         \
+        for (int t = 0; t < T; ++t)                                                               \
+            storeRows(acc[t], out + t, stride);                                                   \
     }
 
-INFERLENS_PACKED_TILE(q8Avx2, INFERLENS_AVX2, true, q8Products, 0)
-INFERLENS_PACKED_TILE(q8Avx512, INFERLENS_AVX512, true, q8ProductsVnni, 128)
-INFERLENS_PACKED_TILE(q4Avx2, INFERLENS_AVX2, false, nibbleProducts, 8)
-INFERLENS_PACKED_TILE(q4Avx512, INFERLENS_AVX512, false, nibbleProductsVnni, 8)
+INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, q8Products, true, nibbleProducts)
+INFERLENS_PACKED_TILE(legacyAvx512, INFERLENS_AVX512, q8ProductsVnni, false, nibbleProductsVnni)
 
-#endif
-
-#if defined(__x86_64__)
-template <bool q8>
+template <LegacyLayout L>
 PackedTile legacyTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
-        return q8 ? anyTokens<q8Avx512<4>, q8Avx512<1>> : anyTokens<q4Avx512<4>, q4Avx512<1>>;
+        return anyTokens<legacyAvx512<L, 4>, legacyAvx512<L, 1>>;
     if (kernels == CpuKernels::Avx2)
-        return q8 ? anyTokens<q8Avx2<4>, q8Avx2<1>> : anyTokens<q4Avx2<4>, q4Avx2<1>>;
+        return anyTokens<legacyAvx2<L, 4>, legacyAvx2<L, 1>>;
     return nullptr;
 }
 #else
-template <bool q8>
+template <LegacyLayout>
 PackedTile legacyTile(CpuKernels) {
     return nullptr;
 }
 #endif
 
+template <LegacyLayout L>
+const PackedFormat* format() {
+    static const PackedFormat packed{L.packedBytes(), packBlock<L>, legacyTile<L>};
+    return &packed;
+}
+
 }  // namespace
 
 const PackedFormat* packedLegacyFormat(DType dtype) {
-    static const PackedFormat q8_0{kPackedRows * kQ8_0BlockBytes,
-                                   packBlock<kQ8_0BlockBytes, 8, 0x80808080u>, legacyTile<true>};
-    static const PackedFormat q4_0{kPackedRows * kQ4_0BlockBytes, packBlock<kQ4_0BlockBytes, 4, 0>,
-                                   legacyTile<false>};
-    return dtype == DType::Q8_0 ? &q8_0 : dtype == DType::Q4_0 ? &q4_0 : nullptr;
+    switch (dtype) {
+        case DType::Q8_0:
+            return format<kQ8_0>();
+        case DType::Q4_0:
+            return format<kQ4_0>();
+        case DType::Q4_1:
+            return format<kQ4_1>();
+        case DType::Q5_0:
+            return format<kQ5_0>();
+        case DType::Q5_1:
+            return format<kQ5_1>();
+        default:
+            return nullptr;
+    }
 }
 
 }  // namespace inferlens

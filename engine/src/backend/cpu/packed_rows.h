@@ -1,22 +1,29 @@
 #pragma once
-// Q8_0 and Q4_0 matrices repacked, once at load, so that a product reads them as one stream and
-// works on 8 rows per instruction: llama.cpp does the same on x86 ("repack"), and it is what
-// makes a decode step reach the memory bandwidth. In the file's layout a product either follows
-// one row at a time — with each 32-value block's scale, horizontal sums and offsets handled per
-// row, some 18 instructions per block — or 8 rows at once, 8 streams through memory that this
-// machine's prefetchers follow poorly (measured: Q4_0 decode 19 → 11 tokens/s).
+// Block-type matrices (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) repacked, once at load, so
+// that a product reads them as one stream and works on 8 rows per instruction: llama.cpp does the
+// same on x86 ("repack"), and it is what makes a decode step reach the memory bandwidth. In the
+// file's layout a product either follows one row at a time — with each 32-value block's scale,
+// horizontal sums and offsets handled per row, some 18 instructions per block — or 8 rows at once,
+// 8 streams through memory that this machine's prefetchers follow poorly (measured: Q4_0 decode
+// 19 → 11 tokens/s). A packed matrix replaces the file's, in as many bytes (Q4_K, Q5_K: 3% more).
 //
 // Packed layout: rows in groups of 8 (the last group padded with zero rows); a group is its
-// blocks in column order, and block b of a group holds
+// blocks in column order, and block b of a group holds (the K types: packed_k_quants.cpp)
 //   16 bytes   the 8 rows' fp16 scales d (row j at bytes 2j, 2j + 1)
+//   Q4_1, Q5_1: 16 bytes, the 8 rows' fp16 mins m, likewise
+//   Q5_0, Q5_1: 32 bytes, lane j = row j's fifth bits rearranged: bit 8i + c is the fifth bit of
+//         byte i of row j's lane in chunk c below (c = 0…7, counting the high halves as 4…7)
 //   Q8_0: 8 × 32 bytes, chunk k = 0…7: bytes 4j…4j + 3 are row j's values 4k…4k + 3 plus 128
 //         (unsigned, for the byte-multiply instructions);
-//   Q4_0: 4 × 32 bytes, chunk k = 0…3: bytes 4j + i are row j's nibbles 4k + i (low half) and
-//         16 + 4k + i (high half).
+//   Q4_0, Q4_1, Q5_0, Q5_1: 4 × 32 bytes, chunk k = 0…3: bytes 4j + i are row j's nibbles 4k + i
+//         (low half) and 16 + 4k + i (high half); a tile ORs in the fifth bits (as 16), so that
+//         it multiplies the values 0…31 directly.
 // So a 32-bit lane j of every chunk is row j, and a product multiplies a chunk by the token's 4
 // activation bytes broadcast to every lane: after a block's 8 chunks, lane j holds row j's whole
 // integer dot product, with no horizontal sum. Per (row, token) and block, in block order:
-//   acc ← fma(d · xScale, float(Σ q a − bias · Σ a), acc)     (bias 128 for Q8_0, 8 for Q4_0)
+//   acc ← fma(d · xScale, float(Σ u a − bias · Σ a), acc)
+//   (u the values as multiplied, bias what they carry beyond the format's: 128 for Q8_0, 8 for
+//   Q4_0, 16 for Q5_0, 0 for Q4_1 and Q5_1), then for Q4_1 and Q5_1 acc ← fma(m, xScale · Σ a, acc)
 // — the same whatever the number of tokens, so a prefill and token-by-token decoding agree
 // exactly. The results differ from the file-layout tiles' (kernels.h) by f32 rounding only.
 
@@ -35,7 +42,8 @@ namespace inferlens {
 
 constexpr int kPackedRows = 8;
 
-// Whether `dtype` matrices are packed when `kernels` run them (Q8_0, Q4_0 with AVX2 or AVX-512).
+// Whether `dtype` matrices are packed when `kernels` run them: the block types above with AVX2 or
+// AVX-512.
 bool packs(DType dtype, CpuKernels kernels);
 
 // Memory for packed or copied matrices: 2 MiB-aligned and advised to use huge pages, since reading
