@@ -205,6 +205,48 @@ class TestGuiTeaching : public QObject {
         QVERIFY(!window.teaching()->kvLesson()->text().isEmpty());
         QVERIFY(
             window.teaching()->kvLesson()->text().contains(QStringLiteral("2 key/value groups")));
+        // The machine measured in the background, the last (decode) step against its bandwidth.
+        QTRY_VERIFY_WITH_TIMEOUT(costs->limitsText().contains(QStringLiteral("read bandwidth")),
+                                 20000);
+    }
+
+    // A step's distance to the machine's limits: weight bytes per second of the read bandwidth for
+    // a decode step, weight-product operations per second of the int8 peak for a prefill.
+    void shapesAndCostsGiveTheShareOfTheMachinesLimits() {
+        StepCostsView view;
+        view.resize(240, 600);  // a narrow column: the texts wrap
+        const ModelConfig config = shapePreset("tinyllama-1.1b");
+        view.setModel(config, 0.5625, true);
+        QTRY_VERIFY_WITH_TIMEOUT(view.machineLimits().has_value(), 20000);
+        const MachineLimits limits = *view.machineLimits();
+        QVERIFY(limits.readBytesPerSecond > 0 && limits.int8OpsPerSecond > 0);
+
+        widgets::LoopTiming decode;
+        decode.step = 7;
+        decode.tokenCount = 1;
+        decode.stepSeconds = 0.04;
+        view.showStep(decode, 20);
+        const double decodeShare =
+            view.costs()->weightBytes / 0.04 / limits.readBytesPerSecond * 100;
+        QVERIFY2(view.limitsText().contains(QString::number(decodeShare, 'f', 1) + '%'),
+                 qPrintable(view.limitsText()));
+
+        widgets::LoopTiming prefill;
+        prefill.step = 0;
+        prefill.prefill = true;
+        prefill.tokenCount = 64;
+        prefill.stepSeconds = 0.8;
+        view.showStep(prefill, 0);
+        const double prefillShare =
+            view.costs()->productFlops / 0.8 / limits.int8OpsPerSecond * 100;
+        QVERIFY2(view.limitsText().contains(QString::number(prefillShare, 'f', 1) + '%') &&
+                     view.limitsText().contains(QStringLiteral("int8 peak")),
+                 qPrintable(view.limitsText()));
+
+        // On a GPU the CPU's limits say nothing about the step.
+        view.setModel(config, 0.5625, false);
+        view.showStep(decode, 20);
+        QVERIFY(view.limitsText().isEmpty());
     }
 };
 

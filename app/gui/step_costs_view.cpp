@@ -5,7 +5,9 @@
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 #include <numeric>
+#include <thread>
 
 #include "display_text.h"
 
@@ -22,19 +24,39 @@ constexpr double kMemoryBoundIntensity = 10;
 StepCostsView::StepCostsView(QWidget* parent) : QWidget(parent) {
     summary_ = new QLabel;
     summary_->setWordWrap(true);
+    limitsLabel_ = new QLabel;
+    limitsLabel_->setWordWrap(true);
     table_ = new QTableWidget;
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->setVisible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(summary_);
+    layout->addWidget(limitsLabel_);
     layout->addWidget(table_, 1);
     texts_.add([this] { refresh(); });
 }
 
-void StepCostsView::setModel(const ModelConfig& config, double bytesPerWeight) {
+void StepCostsView::setModel(const ModelConfig& config, double bytesPerWeight, bool onCpu) {
     config_ = config;
     bytesPerWeight_ = bytesPerWeight;
+    onCpu_ = onCpu;
+    if (onCpu)
+        measureMachineOnce();
     clear();
+}
+
+// A few tenths of a second of reading memory and of dot-product loops: on a pool thread, never on
+// the UI's, with as many threads as the CPU backend takes by default.
+void StepCostsView::measureMachineOnce() {
+    if (limits_ || measuring_)
+        return;
+    measuring_ = new QFutureWatcher<MachineLimits>(this);
+    connect(measuring_, &QFutureWatcher<MachineLimits>::finished, this, [this] {
+        limits_ = measuring_->result();
+        refresh();
+    });
+    const int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    measuring_->setFuture(QtConcurrent::run([threads] { return measureMachineLimits(threads); }));
 }
 
 void StepCostsView::clear() {
@@ -78,8 +100,35 @@ QString StepCostsView::summaryText() const {
     return text;
 }
 
+QString StepCostsView::limitsText() const {
+    if (!costs_ || !onCpu_ || timing_.stepSeconds <= 0)
+        return {};
+    if (!limits_)
+        return tr("Measuring this machine's read bandwidth and int8 peak…");
+    const StepCosts& c = *costs_;
+    const double seconds = timing_.stepSeconds;
+    const auto percent = [](double fraction) { return QString::number(100 * fraction, 'f', 1); };
+    if (timing_.prefill)
+        return tr("Against this machine's limit: %1/s in the weight products, %2% of the int8 "
+                  "peak of the %3 kernels (%4/s, %5 threads)")
+            .arg(widgets::formatFlops(c.productFlops / seconds))
+            .arg(percent(fractionOfLimit(c.productFlops, seconds, limits_->int8OpsPerSecond)))
+            .arg(QString::fromLatin1(limits_->kernels))
+            .arg(widgets::formatFlops(limits_->int8OpsPerSecond))
+            .arg(limits_->threads);
+    return tr("Against this machine's limit: %1/s of weights read, %2% of the read bandwidth "
+              "(%3/s, %4 threads)")
+        .arg(widgets::formatDecimalBytes(c.weightBytes / seconds))
+        .arg(percent(fractionOfLimit(c.weightBytes, seconds, limits_->readBytesPerSecond)))
+        .arg(widgets::formatDecimalBytes(limits_->readBytesPerSecond))
+        .arg(limits_->threads);
+}
+
 void StepCostsView::refresh() {
     summary_->setText(summaryText());
+    const QString limits = limitsText();
+    limitsLabel_->setText(limits);
+    limitsLabel_->setVisible(!limits.isEmpty());
     table_->setColumnCount(6);
     table_->setHorizontalHeaderLabels({tr("stage"), tr("tensor"), tr("shape"), tr("FLOPs"),
                                        tr("bytes moved"), tr("FLOP / byte")});

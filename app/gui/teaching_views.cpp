@@ -150,7 +150,8 @@ void TeachingViews::setLensEnabled(bool on) {
 
 void TeachingViews::setModel(const ModelSummary& summary) {
     model_ = summary;
-    costs_->setModel(summary.config, summary.bytesPerWeight);
+    costs_->setModel(summary.config, summary.bytesPerWeight,
+                     summary.device.startsWith(QLatin1String("CPU")));
     lens_->clear();
     experimentChart_->clear();
     kernels_->setModel(summary.config);
