@@ -75,10 +75,26 @@ INFERLENS_AVX2 uint64_t readAvx2(const std::byte* data, size_t bytes) {
     const __m256i all = _mm256_xor_si256(_mm256_xor_si256(a, b), _mm256_xor_si256(c, d));
     return uint64_t(_mm256_extract_epi64(all, 0) ^ _mm256_extract_epi64(all, 3));
 }
+
+// Eight 64-byte streams: on the Xeon we measured, full-width loads read about a tenth faster than
+// AVX2 ones (as fast as ../shared/tools/membw.c).
+INFERLENS_AVX512 uint64_t readAvx512(const std::byte* data, size_t bytes) {
+    __m512i acc[8];
+    for (__m512i& v : acc)
+        v = _mm512_setzero_si512();
+    for (size_t i = 0; i + 512 <= bytes; i += 512)
+        for (int k = 0; k < 8; ++k)
+            acc[k] = _mm512_xor_si512(acc[k], _mm512_load_si512(data + i + 64 * size_t(k)));
+    for (int k = 1; k < 8; ++k)
+        acc[0] = _mm512_xor_si512(acc[0], acc[k]);
+    return uint64_t(_mm512_reduce_add_epi64(acc[0]));
+}
 #endif
 
 uint64_t readBuffer(const std::byte* data, size_t bytes) {
 #if defined(__x86_64__)
+    if (cpuSupports(CpuKernels::Avx512))
+        return readAvx512(data, bytes);
     if (cpuSupports(CpuKernels::Avx2))
         return readAvx2(data, bytes);
 #endif
@@ -90,8 +106,8 @@ struct FreeDeleter {
 };
 
 double readBandwidthOf(const std::byte* buffer, size_t bytes, int threads, int passes) {
-    // Chunks of whole cache lines, one per thread.
-    const size_t chunk = bytes / size_t(threads) / 128 * 128;
+    // Chunks of whole loop iterations (512 bytes), one per thread.
+    const size_t chunk = bytes / size_t(threads) / 512 * 512;
     std::vector<uint64_t> sinks(size_t(threads) * 8);  // 64 bytes apart: no false sharing
     double best = 0;
     for (int pass = 0; pass < passes; ++pass) {
