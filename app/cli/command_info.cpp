@@ -36,7 +36,7 @@ void printDevices() {
                     device.computeCapabilityMinor);
     if (cuda.devices.empty())
         std::printf(" (CUDA: %s)", cuda.message.c_str());
-    std::printf("\nCPU kernels:  %s\n", cpuKernelsName(cpuKernels()));
+    std::printf("\nCPU kernels:  %s\n", cpuKernelsSummary().c_str());
 }
 
 // A GGUF file with a vocabulary and no tensors (llama.cpp's ggml-vocab-*.gguf): what it holds,

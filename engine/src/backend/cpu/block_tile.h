@@ -219,7 +219,7 @@ template <typename F>
 BlockTile blockTileFor(CpuKernels kernels) {
     using X = QuantizedActivations;
 #if defined(__x86_64__)
-    if (kernels == CpuKernels::Avx512)
+    if (kernels >= CpuKernels::Avx512)
         return anyTile<X, kTileRows, kTileTokens, avx512Tile<F, kTileRows, kTileTokens>,
                        avx512Tile<F, kTileRows, 1>, avx512Tile<F, 1, kTileTokens>,
                        avx512Tile<F, 1, 1>>;

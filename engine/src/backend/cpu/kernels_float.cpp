@@ -115,7 +115,7 @@ constexpr FloatTile avx512Kernels =
 
 FloatTile floatTile(DType dtype, CpuKernels kernels) {
 #if defined(__x86_64__)
-    if (kernels == CpuKernels::Avx512) {
+    if (kernels >= CpuKernels::Avx512) {
         switch (dtype) {
             case DType::F32:
                 return avx512Kernels<load16F32, loadF32>;

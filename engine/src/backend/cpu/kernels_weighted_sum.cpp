@@ -56,7 +56,7 @@ INFERLENS_WEIGHTED_SUM(avx512WeightedSum, INFERLENS_AVX512, __m512, 16, _mm512_s
 
 WeightedSum weightedSum(CpuKernels kernels) {
 #if defined(__x86_64__)
-    if (kernels == CpuKernels::Avx512)
+    if (kernels >= CpuKernels::Avx512)
         return avx512WeightedSum;
     if (kernels == CpuKernels::Avx2)
         return avx2WeightedSum;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 
+#include "backend/cpu/amx_tiles.h"
 #include "backend/cpu/packed_formats.h"
 #include "core/error.h"
 #include "io/mapped_file.h"
@@ -22,9 +23,21 @@ const PackedFormat* packedFormat(DType dtype) {
 
 }  // namespace
 
-bool packs(DType dtype, CpuKernels kernels) {
+PackedTile packedTile(DType dtype, CpuKernels kernels) {
     const PackedFormat* format = packedFormat(dtype);
-    return format != nullptr && format->tile(kernels) != nullptr;
+    if (format == nullptr)
+        return nullptr;
+    // Amx is Avx512 plus tiles for some types: those run their AMX tile (when the process has the
+    // permission, which cpuSupports asks for), the others their AVX-512 one.
+    if (kernels == CpuKernels::Amx) {
+        const PackedTile amx = cpuSupports(CpuKernels::Amx) ? amxLegacyTile(dtype) : nullptr;
+        return amx != nullptr ? amx : format->tile(CpuKernels::Avx512);
+    }
+    return format->tile(kernels);
+}
+
+bool packs(DType dtype, CpuKernels kernels) {
+    return packedTile(dtype, kernels) != nullptr;
 }
 
 void PackedBuffer::Free::operator()(std::byte* bytes) const {
@@ -132,11 +145,6 @@ std::byte* PackedStore::take(int64_t bytes, const std::string& what) {
     next_ += bytes;
     left_ -= bytes;
     return taken;
-}
-
-PackedTile packedTile(DType dtype, CpuKernels kernels) {
-    const PackedFormat* format = packedFormat(dtype);
-    return format != nullptr ? format->tile(kernels) : nullptr;
 }
 
 int64_t packedGroupBytes(const TensorView& matrix) {

@@ -1,0 +1,22 @@
+#pragma once
+// AMX INT8 tiles for the prefill of packed block-type matrices (packed_rows.h), reading the same
+// packed layout as the AVX-512 tiles — no second copy of the weights. A packed block's chunks are
+// already an AMX B matrix in VNNI order (K/4 = 8 rows of 8 lanes × 4 bytes, lane j = weight row j);
+// they are turned into signed bytes q (Q8_0's q + 128 flipped back, Q4_0's nibbles spread to bytes
+// minus 8) in a 256-byte buffer per block, and one TDPBSSD multiplies up to 16 tokens' activation
+// bytes of the block (A) by them into 16 × 8 int32 dot products Σ a q. That is the AVX-512 tile's
+// exact integer Σ a (q + bias) − bias Σ a; then, per (row, token) and block, in block order, the
+// same
+//   acc ← fma(d · xScale, float(dot), acc)
+// — so a prefill on tiles equals token-by-token decoding (AVX-512 tile) bit for bit.
+//
+// Only valid once cpuSupports(CpuKernels::Amx) has said yes (it asks the kernel for the tiles).
+
+#include "backend/cpu/packed_rows.h"
+
+namespace inferlens {
+
+// nullptr for the types without an AMX tile (they run their AVX-512 tile).
+PackedTile amxLegacyTile(DType dtype);  // Q8_0, Q4_0 (amx_legacy_quants.cpp)
+
+}  // namespace inferlens

@@ -1,0 +1,182 @@
+// The AMX INT8 tiles (amx_tiles.h) against the AVX-512 tiles they stand in for: on random packed
+// Q8_0 and Q4_0 matrices, for 1…40 tokens, the same floats bit for bit (the tiles only change how
+// the exact integer block sums are formed), and a prefill through the engine's products equal to
+// its tokens one by one — what the chat cache reuse and the sliding-window tests rely on. Also:
+// INFERLENS_CPU_KERNELS honoured for every set, amx included, and a set the machine lacks falling
+// back with a message. Skipped, naming what is missing, where the CPU or the kernel has no AMX.
+
+#include <QProcess>
+#include <QTest>
+
+#include <cstring>
+#include <random>
+
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/packed_rows.h"
+#include "backend/cpu/reference_ops.h"
+#include "backend/cpu/thread_pool.h"
+#include "core/half.h"
+#include "support/test_models.h"
+
+using namespace inferlens;
+
+namespace {
+
+constexpr int kMaxTokens = 40;
+
+// `blocks` blocks of random bytes (every weight value occurs) with random finite fp16 scales
+// (Q8_0's and Q4_0's first two bytes).
+std::vector<std::byte> randomBlocks(DType dtype, int64_t blocks, uint32_t seed) {
+    std::mt19937 generator(seed);
+    std::uniform_int_distribution<int> byte(0, 255);
+    std::uniform_real_distribution<float> scale(-1.0f, 1.0f);
+    const int64_t blockBytes = dtypeInfo(dtype).blockBytes;
+    std::vector<std::byte> bytes(size_t(blocks * blockBytes));
+    for (auto& b : bytes)
+        b = std::byte(uint8_t(byte(generator)));
+    for (int64_t block = 0; block < blocks; ++block) {
+        const uint16_t bits = floatToHalf(scale(generator));
+        std::memcpy(bytes.data() + block * blockBytes, &bits, 2);
+    }
+    return bytes;
+}
+
+// kMaxTokens tokens of `columns` random activations, some blocks saturating the 8-bit range.
+std::vector<float> randomActivations(int64_t columns, uint32_t seed) {
+    std::mt19937 generator(seed);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(size_t(kMaxTokens * columns));
+    for (float& value : x)
+        value = normal(generator);
+    return x;
+}
+
+struct Matrix {
+    std::vector<std::byte> bytes;
+    TensorView view;
+    PackedBuffer packed;
+};
+
+// 21 rows (a padded last group) × 7 blocks.
+Matrix randomMatrix(DType dtype, uint32_t seed) {
+    constexpr int64_t rows = 21, blocks = 7;
+    Matrix matrix;
+    matrix.bytes = randomBlocks(dtype, rows * blocks, seed);
+    matrix.view = TensorView{
+        "w", dtype, {rows, blocks * 32}, matrix.bytes.data(), int64_t(matrix.bytes.size())};
+    matrix.packed = packRows(matrix.view);
+    matrix.view.packed = matrix.packed.bytes.get();
+    return matrix;
+}
+
+QString runInfo(const QString& kernels, QString* errors) {
+    QProcess cli;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("INFERLENS_CPU_KERNELS", kernels);
+    cli.setProcessEnvironment(environment);
+    cli.start(QStringLiteral(INFERLENS_CLI_PATH),
+              {"info", "--model", QStringLiteral(INFERLENS_BUNDLED_MODEL)});
+    if (!cli.waitForFinished(60000) || cli.exitCode() != 0)
+        return {};
+    *errors = QString::fromUtf8(cli.readAllStandardError());
+    return QString::fromUtf8(cli.readAllStandardOutput());
+}
+
+}  // namespace
+
+class TestAmxKernels : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void theAmxTilesEqualTheAvx512Tiles() {
+        if (!cpuSupports(CpuKernels::Amx))
+            QSKIP(qPrintable(QString("no AMX tiles here: %1").arg(amxUnavailable())));
+        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
+            const PackedTile amx = packedTile(dtype, CpuKernels::Amx);
+            const PackedTile avx512 = packedTile(dtype, CpuKernels::Avx512);
+            QVERIFY(amx != nullptr && avx512 != nullptr);
+            QVERIFY2(amx != avx512, "the amx set runs the AVX-512 tile");
+            const Matrix matrix = randomMatrix(dtype, 1);
+            const int64_t columns = matrix.view.columns(), blocks = columns / 32;
+            const auto x = randomActivations(columns, 2);
+            std::vector<QuantizedActivations> quantized(kMaxTokens);
+            std::vector<const QuantizedActivations*> xs;
+            for (int t = 0; t < kMaxTokens; ++t) {
+                quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+                xs.push_back(&quantized[size_t(t)]);
+            }
+            const int64_t groupBytes = packedGroupBytes(matrix.view);
+            for (int64_t g = 0; g < 3; ++g)
+                for (int tokens = 1; tokens <= kMaxTokens; ++tokens) {
+                    std::vector<float> onTiles(size_t(kPackedRows * tokens), NAN);
+                    std::vector<float> onVectors(onTiles.size(), -1.0f);
+                    const std::byte* group = matrix.packed.bytes.get() + g * groupBytes;
+                    amx(group, xs.data(), tokens, blocks, onTiles.data());
+                    avx512(group, xs.data(), tokens, blocks, onVectors.data());
+                    QVERIFY2(std::memcmp(onTiles.data(), onVectors.data(),
+                                         onTiles.size() * sizeof(float)) == 0,
+                             qPrintable(QString("%1, group %2, %3 tokens")
+                                            .arg(dtypeName(dtype).data())
+                                            .arg(g)
+                                            .arg(tokens)));
+                }
+        }
+    }
+
+    // Through the engine's products with the set in use (amx here when the machine has it), on two
+    // threads: a prefill of T tokens gives the T decode steps' floats.
+    void aPrefillEqualsItsTokensOneByOne() {
+        if (cpuKernels() != CpuKernels::Amx)
+            QSKIP(qPrintable(
+                QString("the kernel set in use is %1").arg(cpuKernelsSummary().c_str())));
+        ThreadPool pool(2);
+        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
+            const Matrix matrix = randomMatrix(dtype, 3);
+            const int64_t columns = matrix.view.columns(), rows = matrix.view.rows();
+            const auto x = randomActivations(columns, 4);
+            std::vector<float> prefill(size_t(kMaxTokens * rows));
+            matMat(matrix.view, x, kMaxTokens, prefill, &pool);
+            for (int t = 0; t < kMaxTokens; ++t) {
+                std::vector<float> decode(static_cast<size_t>(rows));
+                matVec(matrix.view, std::span(x).subspan(size_t(t * columns), size_t(columns)),
+                       decode, &pool);
+                QVERIFY2(std::memcmp(decode.data(), prefill.data() + t * rows,
+                                     decode.size() * sizeof(float)) == 0,
+                         qPrintable(QString("%1, token %2").arg(dtypeName(dtype).data()).arg(t)));
+            }
+        }
+    }
+
+    void theEnvironmentChoosesEverySet() {
+        CpuKernels best = CpuKernels::Portable;
+        for (const CpuKernels kernels :
+             {CpuKernels::Portable, CpuKernels::Avx2, CpuKernels::Avx512, CpuKernels::Amx}) {
+            QString errors;
+            const QString out = runInfo(cpuKernelsName(kernels), &errors);
+            QVERIFY2(!out.isEmpty(), cpuKernelsName(kernels));
+            if (!cpuSupports(kernels)) {
+                qInfo("this machine has no %s: asking for it falls back", cpuKernelsName(kernels));
+                QVERIFY2(
+                    errors.contains(QStringLiteral("INFERLENS_CPU_KERNELS=%1: this CPU lacks it")
+                                        .arg(cpuKernelsName(kernels))),
+                    qPrintable(errors));
+                QVERIFY2(out.contains(QStringLiteral("CPU kernels:  %1").arg(cpuKernelsName(best))),
+                         qPrintable(out));
+                continue;
+            }
+            best = kernels;
+            QVERIFY2(
+                out.contains(QStringLiteral("CPU kernels:  %1\n").arg(cpuKernelsName(kernels))) ==
+                    (kernels == CpuKernels::Amx),
+                qPrintable(out));
+            // Below amx the line says why the tiles are not used.
+            QVERIFY2(out.contains(
+                         QStringLiteral("CPU kernels:  %1 (AMX: ").arg(cpuKernelsName(kernels))) ==
+                         (kernels != CpuKernels::Amx),
+                     qPrintable(out));
+        }
+    }
+};
+
+QTEST_APPLESS_MAIN(TestAmxKernels)
+#include "test_amx_kernels.moc"
