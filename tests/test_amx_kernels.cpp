@@ -87,6 +87,10 @@ QString runInfo(const QString& kernels, QString* errors) {
 class TestAmxKernels : public QObject {
     Q_OBJECT
 
+    // Started before anything asks for the tile permission: the permission is the process's, so
+    // its threads may run tiles too.
+    ThreadPool earlyPool_{3};
+
   private slots:
     void theAmxTilesEqualTheAvx512Tiles() {
         if (!cpuSupports(CpuKernels::Amx))
@@ -123,23 +127,23 @@ class TestAmxKernels : public QObject {
         }
     }
 
-    // Through the engine's products with the set in use (amx here when the machine has it), on two
-    // threads: a prefill of T tokens gives the T decode steps' floats.
+    // Through the engine's products with the set in use (amx here when the machine has it), on the
+    // threads started before the permission: a prefill of T tokens gives the T decode steps'
+    // floats.
     void aPrefillEqualsItsTokensOneByOne() {
         if (cpuKernels() != CpuKernels::Amx)
             QSKIP(qPrintable(
                 QString("the kernel set in use is %1").arg(cpuKernelsSummary().c_str())));
-        ThreadPool pool(2);
         for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
             const Matrix matrix = randomMatrix(dtype, 3);
             const int64_t columns = matrix.view.columns(), rows = matrix.view.rows();
             const auto x = randomActivations(columns, 4);
             std::vector<float> prefill(size_t(kMaxTokens * rows));
-            matMat(matrix.view, x, kMaxTokens, prefill, &pool);
+            matMat(matrix.view, x, kMaxTokens, prefill, &earlyPool_);
             for (int t = 0; t < kMaxTokens; ++t) {
                 std::vector<float> decode(static_cast<size_t>(rows));
                 matVec(matrix.view, std::span(x).subspan(size_t(t * columns), size_t(columns)),
-                       decode, &pool);
+                       decode, &earlyPool_);
                 QVERIFY2(std::memcmp(decode.data(), prefill.data() + t * rows,
                                      decode.size() * sizeof(float)) == 0,
                          qPrintable(QString("%1, token %2").arg(dtypeName(dtype).data()).arg(t)));
