@@ -1,5 +1,5 @@
 // The AMX INT8 tiles (amx_tiles.h) against the AVX-512 tiles they stand in for: on random packed
-// Q8_0 and Q4_0 matrices, for 1…40 tokens, the same floats bit for bit (the tiles only change how
+// Q8_0 and Q4_0 matrices, for 1…48 tokens, the same floats bit for bit (the tiles only change how
 // the exact integer block sums are formed), and a prefill through the engine's products equal to
 // its tokens one by one — what the chat cache reuse and the sliding-window tests rely on. Also:
 // INFERLENS_CPU_KERNELS honoured for every set, amx included, and a set the machine lacks falling
@@ -22,7 +22,7 @@ using namespace inferlens;
 
 namespace {
 
-constexpr int kMaxTokens = 40;
+constexpr int kMaxTokens = 48;
 
 // `blocks` blocks of random bytes (every weight value occurs) with random finite fp16 scales
 // (Q8_0's and Q4_0's first two bytes).

@@ -19,12 +19,15 @@ namespace inferlens {
 
 namespace {
 
-constexpr int kTileTokens = 16;  // an A tile's rows
-constexpr int kChunkBytes = 32;  // a packed chunk: 8 lanes of 4 bytes (B's row)
+constexpr int kTileTokens = 16;           // an A tile's rows
+constexpr int kTokens = 2 * kTileTokens;  // tokens per pass over the group: two A tiles
+constexpr int kChunkBytes = 32;           // a packed chunk: 8 lanes of 4 bytes (B's row)
 
-// Tile registers (numbers written out, since the intrinsics paste them into the instruction): two
-// blocks in flight, C = A · B in tmm0 = tmm1 · tmm2 and tmm3 = tmm4 · tmm5, where
-// C[token][row] = Σ_k A[token][k] · B[k / 4][4 · row + k % 4].
+// Tile registers (numbers written out, since the intrinsics paste them into the instruction): the
+// first 16 tokens' activations in tmm4, the next 16's in tmm5, times a block's weights B in tmm6
+// (tile set 0) or tmm7 (set 1), into C = tmm0, tmm1 (set 0) or tmm2, tmm3 (set 1), where
+// C[token][row] = Σ_k A[token][k] · B[k / 4][4 · row + k % 4]; two sets, so that two blocks are in
+// flight.
 //
 // LDTILECFG's 64 bytes (palette 1): each tile's rows and bytes per row.
 struct alignas(64) TileConfig {
@@ -37,13 +40,17 @@ struct alignas(64) TileConfig {
 
 TileConfig blockConfig() {
     TileConfig config;
-    for (const int first : {0, 3}) {
-        config.rows[first] = kTileTokens;  // C: a token's 8 int32 dot products
-        config.bytesPerRow[first] = kPackedRows * 4;
-        config.rows[first + 1] = kTileTokens;  // A: a token's 32 activation bytes
-        config.bytesPerRow[first + 1] = kQuantBlockElements;
-        config.rows[first + 2] = kQuantBlockElements / 4;  // B: the block's 8 chunks
-        config.bytesPerRow[first + 2] = kChunkBytes;
+    for (int tile = 0; tile < 4; ++tile) {
+        config.rows[tile] = kTileTokens;  // C: a token's 8 int32 dot products
+        config.bytesPerRow[tile] = kPackedRows * 4;
+    }
+    for (const int tile : {4, 5}) {
+        config.rows[tile] = kTileTokens;  // A: a token's 32 activation bytes
+        config.bytesPerRow[tile] = kQuantBlockElements;
+    }
+    for (const int tile : {6, 7}) {
+        config.rows[tile] = kQuantBlockElements / 4;  // B: the block's 8 chunks
+        config.bytesPerRow[tile] = kChunkBytes;
     }
     return config;
 }
@@ -53,14 +60,14 @@ TileConfig blockConfig() {
 // low halves as chunks 0…3 (values 4k…4k + 3), high halves as chunks 4…7 (values 16 + 4k…). The
 // integer dot Σ a q equals the AVX-512 tile's Σ a (q + bias) − bias Σ a, so no bias term remains.
 struct Operands {
-    alignas(64) int8_t a[kTileTokens * kQuantBlockElements] = {};
+    alignas(64) int8_t a[kTokens * kQuantBlockElements] = {};
     alignas(64) int8_t b[8 * kChunkBytes];
 };
 
 template <bool isQ8, int M>
 INFERLENS_AMX inline void prepare(const std::byte* block, const QuantizedActivations* const* xs,
                                   int64_t b, Operands& operands) {
-#pragma GCC unroll 16
+#pragma GCC unroll 32
     for (int t = 0; t < M; ++t)
         _mm256_store_si256(reinterpret_cast<__m256i*>(operands.a + t * kQuantBlockElements),
                            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
@@ -93,7 +100,7 @@ INFERLENS_AMX inline void accumulate(const std::byte* block, const QuantizedActi
     const __m512 d = _mm512_maskz_cvtph_ps(
         0xffff,
         _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block))));
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int p = 0; p < (M + 1) / 2; ++p) {
         const float second = 2 * p + 1 < M ? xs[2 * p + 1]->scales[size_t(b)] : 0.0f;
         const __m512 xScale = _mm512_mask_broadcastss_ps(
@@ -104,30 +111,49 @@ INFERLENS_AMX inline void accumulate(const std::byte* block, const QuantizedActi
     }
 }
 
-// Block operands on tile set 0 (C, A, B = tmm0, tmm1, tmm2) or 1 (tmm3, tmm4, tmm5): C = A · B.
-template <int set>
+// A block's products on tile set 0 or 1 (above), for the first 16 tokens and, when M is more, the
+// next ones.
+template <int set, int M>
 INFERLENS_AMX inline void multiply(const Operands& operands) {
+    constexpr bool two = M > kTileTokens;
+    const int8_t* second = operands.a + kTileTokens * kQuantBlockElements;
+    _tile_loadd(4, operands.a, kQuantBlockElements);
+    if constexpr (two)
+        _tile_loadd(5, second, kQuantBlockElements);
     if constexpr (set == 0) {
+        _tile_loadd(6, operands.b, kChunkBytes);
         _tile_zero(0);
-        _tile_loadd(1, operands.a, kQuantBlockElements);
-        _tile_loadd(2, operands.b, kChunkBytes);
-        _tile_dpbssd(0, 1, 2);
+        _tile_dpbssd(0, 4, 6);
+        if constexpr (two) {
+            _tile_zero(1);
+            _tile_dpbssd(1, 5, 6);
+        }
     } else {
-        _tile_zero(3);
-        _tile_loadd(4, operands.a, kQuantBlockElements);
-        _tile_loadd(5, operands.b, kChunkBytes);
-        _tile_dpbssd(3, 4, 5);
+        _tile_loadd(7, operands.b, kChunkBytes);
+        _tile_zero(2);
+        _tile_dpbssd(2, 4, 7);
+        if constexpr (two) {
+            _tile_zero(3);
+            _tile_dpbssd(3, 5, 7);
+        }
     }
 }
-template <int set>
+template <int set, int M>
 INFERLENS_AMX inline void storeProducts(int32_t* c) {
-    if constexpr (set == 0)
+    constexpr bool two = M > kTileTokens;
+    int32_t* second = c + kTileTokens * kPackedRows;
+    if constexpr (set == 0) {
         _tile_stored(0, c, kPackedRows * 4);
-    else
-        _tile_stored(3, c, kPackedRows * 4);
+        if constexpr (two)
+            _tile_stored(1, second, kPackedRows * 4);
+    } else {
+        _tile_stored(2, c, kPackedRows * 4);
+        if constexpr (two)
+            _tile_stored(3, second, kPackedRows * 4);
+    }
 }
 
-// M ≤ 16 tokens times one packed group over `blocks` blocks, in four stages — block j's
+// M ≤ 32 tokens times one packed group over `blocks` blocks, in four stages — block j's
 // operands written, block j − 1 multiplied, block j − 2’s products stored, block j − 3’s float
 // step — so that the latencies between them (a tile loads and stores only memory,
 // and its product takes a while) overlap other work. Blocks alternate between two tile sets and
@@ -139,7 +165,7 @@ INFERLENS_AMX void amxTokens(const std::byte* group, const QuantizedActivations*
     // Stage lags behind the operands' block.
     constexpr int64_t kMultiply = 1, kStore = 2, kAccumulate = 3;
     Operands operands[kMultiply + 1];
-    alignas(64) int32_t c[2][kTileTokens * kPackedRows];
+    alignas(64) int32_t c[2][kTokens * kPackedRows];
     __m512 acc[(M + 1) / 2];
 #pragma GCC unroll 8
     for (auto& a : acc)
@@ -149,21 +175,21 @@ INFERLENS_AMX void amxTokens(const std::byte* group, const QuantizedActivations*
             prepare<isQ8, M>(group + j * blockBytes, xs, j, operands[j % (kMultiply + 1)]);
         if (const int64_t b = j - kMultiply; b >= 0 && b < blocks) {
             if (b % 2 == 0)
-                multiply<0>(operands[b % (kMultiply + 1)]);
+                multiply<0, M>(operands[b % (kMultiply + 1)]);
             else
-                multiply<1>(operands[b % (kMultiply + 1)]);
+                multiply<1, M>(operands[b % (kMultiply + 1)]);
         }
         if (const int64_t b = j - kStore; b >= 0 && b < blocks) {
             if (b % 2 == 0)
-                storeProducts<0>(c[0]);
+                storeProducts<0, M>(c[0]);
             else
-                storeProducts<1>(c[1]);
+                storeProducts<1, M>(c[1]);
         }
         if (const int64_t b = j - kAccumulate; b >= 0)
             accumulate<M>(group + b * blockBytes, xs, b, c[b % 2], acc);
     }
-    alignas(64) float lanes[kTileTokens * kPackedRows];
-#pragma GCC unroll 8
+    alignas(64) float lanes[kTokens * kPackedRows];
+#pragma GCC unroll 16
     for (int p = 0; p < (M + 1) / 2; ++p)
         _mm512_store_ps(lanes + 16 * p, acc[p]);
     for (int t = 0; t < M; ++t)
@@ -179,7 +205,7 @@ using TokensTile = void (*)(const std::byte*, const QuantizedActivations* const*
 // as long, 16 a third less).
 constexpr int kMinTileTokens = 12;
 
-// amxTokens<isQ8, M> for M = kMinTileTokens…16, indexed by M − kMinTileTokens.
+// amxTokens<isQ8, M> for M = kMinTileTokens…32, indexed by M − kMinTileTokens.
 template <bool isQ8, int... m>
 constexpr std::array<TokensTile, sizeof...(m)> tokenTiles(std::integer_sequence<int, m...>) {
     return {amxTokens<isQ8, m + kMinTileTokens>...};
@@ -195,11 +221,11 @@ INFERLENS_AMX void amxTile(const std::byte* group, const QuantizedActivations* c
         return;
     }
     static constexpr auto tiles =
-        tokenTiles<isQ8>(std::make_integer_sequence<int, kTileTokens - kMinTileTokens + 1>());
+        tokenTiles<isQ8>(std::make_integer_sequence<int, kTokens - kMinTileTokens + 1>());
     static const TileConfig config = blockConfig();
     _tile_loadconfig(&config);
-    for (int t = 0; t < tokenCount; t += kTileTokens) {
-        const int count = std::min(kTileTokens, tokenCount - t);
+    for (int t = 0; t < tokenCount; t += kTokens) {
+        const int count = std::min(kTokens, tokenCount - t);
         if (count >= kMinTileTokens) {
             tiles[size_t(count - kMinTileTokens)](group, xs + t, blocks, out + t, tokenCount);
             continue;
