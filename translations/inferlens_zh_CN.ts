@@ -1183,6 +1183,18 @@
         <source>once</source>
         <translation>一次</translation>
     </message>
+    <message>
+        <source>Measuring this machine's read bandwidth and int8 peak…</source>
+        <translation>正在测量本机的读取带宽和 int8 峰值…</translation>
+    </message>
+    <message>
+        <source>Against this machine's limit: %1/s in the weight products, %2% of the int8 peak of the %3 kernels (%4/s, %5 threads)</source>
+        <translation>对照本机上限：权重乘积 %1/s，为 %3 内核 int8 峰值的 %2%（%4/s，%5 个线程）</translation>
+    </message>
+    <message>
+        <source>Against this machine's limit: %1/s of weights read, %2% of the read bandwidth (%3/s, %4 threads)</source>
+        <translation>对照本机上限：每秒读取权重 %1/s，为读取带宽的 %2%（%3/s，%4 个线程）</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::TeachingViews</name>

@@ -411,4 +411,10 @@ ZH_CN = {
     "--window-size: '%1' is not a window size; give WIDTHxHEIGHT in pixels, from 320x240 to 8192x8192, e.g. 1366x768":
         "--window-size：“%1”不是窗口尺寸；请给出以像素计的 宽x高，从 320x240 到 8192x8192，例如 1366x768",
     "--%1 needs a number of tokens, not '%2'": "--%1 需要一个词元数，而不是“%2”",
+    # Shapes and costs against the machine's limits (issue 25)
+    "Measuring this machine's read bandwidth and int8 peak…": '正在测量本机的读取带宽和 int8 峰值…',
+    "Against this machine's limit: %1/s in the weight products, %2% of the int8 peak of the %3 kernels (%4/s, %5 threads)":
+        '对照本机上限：权重乘积 %1/s，为 %3 内核 int8 峰值的 %2%（%4/s，%5 个线程）',
+    "Against this machine's limit: %1/s of weights read, %2% of the read bandwidth (%3/s, %4 threads)":
+        '对照本机上限：每秒读取权重 %1/s，为读取带宽的 %2%（%3/s，%4 个线程）',
 }
