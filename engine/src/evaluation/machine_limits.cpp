@@ -8,17 +8,11 @@
 #include <cstring>
 #include <functional>
 #include <memory>
-#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "backend/cpu/amx_tiles.h"
 #include "backend/cpu/simd_x86.h"
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace inferlens {
 namespace {
@@ -233,13 +227,6 @@ INFERLENS_AVX512 int32_t vnni512Loop(const int8_t* signedBytes, const uint8_t* u
 
 // AMX: eight tiles of 16 rows × 64 bytes; four int32 accumulators C0..C3 take the products of two
 // A tiles (4, 5) and two B tiles (6, 7), so that each tile load feeds two products.
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t startRow = 0;
-    uint8_t reserved[14] = {};
-    uint16_t bytesPerRow[16] = {};
-    uint8_t rows[16] = {};
-};
 
 __attribute__((target("amx-tile,amx-int8"))) int32_t amxLoop(const int8_t* tileBytes) {
     TileConfig config;
@@ -269,18 +256,6 @@ __attribute__((target("amx-tile,amx-int8"))) int32_t amxLoop(const int8_t* tileB
 }
 constexpr double kAmxMacsPerInstruction = 16 * 16 * 64;
 
-// CPUID leaf 7: EDX bit 24 AMX-TILE, bit 25 AMX-INT8. The kernel hands the 8 KiB tile state only to
-// processes that ask (ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, 18); asking twice is harmless.
-bool requestAmx() {
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) == 0)
-        return false;
-    if ((edx & (1u << 24)) == 0 || (edx & (1u << 25)) == 0)
-        return false;
-    constexpr long kArchRequestXcompPerm = 0x1023;
-    constexpr long kXfeatureXtiledata = 18;
-    return syscall(SYS_arch_prctl, kArchRequestXcompPerm, kXfeatureXtiledata) == 0;
-}
 #endif
 
 // Operands that the compiler cannot see through; values small enough that no sum overflows in a
@@ -298,12 +273,6 @@ struct Operands {
 
 std::atomic<int32_t> g_sink{0};  // results of the loops go here, so that none is optimised away
 
-// The AMX set is known by its name: it joined CpuKernels after this file, and the name is stable
-// wherever the enumerator is or is not compiled in.
-bool isAmxSet(CpuKernels kernels) {
-    return std::string_view(cpuKernelsName(kernels)) == "amx";
-}
-
 }  // namespace
 
 double measureReadBandwidth(int threads, size_t bytes, int passes) {
@@ -313,7 +282,7 @@ double measureReadBandwidth(int threads, size_t bytes, int passes) {
 }
 
 const char* int8InstructionName(CpuKernels kernels) {
-    if (isAmxSet(kernels))
+    if (kernels == CpuKernels::Amx)
         return "tdpbusd (AMX)";
     switch (kernels) {
         case CpuKernels::Portable:
@@ -329,7 +298,7 @@ const char* int8InstructionName(CpuKernels kernels) {
 
 double measureInt8Peak(CpuKernels kernels, int threads) {
     threads = std::max(1, threads);
-    if (isAmxSet(kernels))
+    if (kernels == CpuKernels::Amx)
         return measureAmxInt8Peak(threads);
     if (!cpuSupports(kernels))
         return 0;
@@ -356,12 +325,7 @@ double measureInt8Peak(CpuKernels kernels, int threads) {
 }
 
 bool amxInt8Usable() {
-#if defined(__x86_64__)
-    static const bool granted = requestAmx();
-    return granted;
-#else
-    return false;
-#endif
+    return cpuSupports(CpuKernels::Amx);  // asks the kernel for the tiles, once per process
 }
 
 double measureAmxInt8Peak(int threads) {

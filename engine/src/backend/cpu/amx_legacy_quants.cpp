@@ -28,16 +28,6 @@ constexpr int kChunkBytes = 32;           // a packed chunk: 8 lanes of 4 bytes 
 // (tile set 0) or tmm7 (set 1), into C = tmm0, tmm1 (set 0) or tmm2, tmm3 (set 1), where
 // C[token][row] = Σ_k A[token][k] · B[k / 4][4 · row + k % 4]; two sets, so that two blocks are in
 // flight.
-//
-// LDTILECFG's 64 bytes (palette 1): each tile's rows and bytes per row.
-struct alignas(64) TileConfig {
-    uint8_t palette = 1;
-    uint8_t startRow = 0;
-    uint8_t reserved[14] = {};
-    uint16_t bytesPerRow[16] = {};
-    uint8_t rows[16] = {};
-};
-
 TileConfig blockConfig() {
     TileConfig config;
     for (int tile = 0; tile < 4; ++tile) {

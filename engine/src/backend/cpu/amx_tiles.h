@@ -16,6 +16,15 @@
 
 namespace inferlens {
 
+// LDTILECFG's 64 bytes (palette 1): each tile's rows and bytes per row.
+struct alignas(64) TileConfig {
+    uint8_t palette = 1;
+    uint8_t startRow = 0;
+    uint8_t reserved[14] = {};
+    uint16_t bytesPerRow[16] = {};
+    uint8_t rows[16] = {};
+};
+
 // nullptr for the types without an AMX tile (they run their AVX-512 tile).
 PackedTile amxLegacyTile(DType dtype);  // Q8_0, Q4_0 (amx_legacy_quants.cpp)
 
