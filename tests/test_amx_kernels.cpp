@@ -16,6 +16,7 @@
 #include "backend/cpu/reference_ops.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/half.h"
+#include "support/random_blocks.h"
 #include "support/test_models.h"
 
 using namespace inferlens;
@@ -24,22 +25,7 @@ namespace {
 
 constexpr int kMaxTokens = 48;
 
-// `blocks` blocks of random bytes (every weight value occurs) with random finite fp16 scales
-// (Q8_0's and Q4_0's first two bytes).
-std::vector<std::byte> randomBlocks(DType dtype, int64_t blocks, uint32_t seed) {
-    std::mt19937 generator(seed);
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::uniform_real_distribution<float> scale(-1.0f, 1.0f);
-    const int64_t blockBytes = dtypeInfo(dtype).blockBytes;
-    std::vector<std::byte> bytes(size_t(blocks * blockBytes));
-    for (auto& b : bytes)
-        b = std::byte(uint8_t(byte(generator)));
-    for (int64_t block = 0; block < blocks; ++block) {
-        const uint16_t bits = floatToHalf(scale(generator));
-        std::memcpy(bytes.data() + block * blockBytes, &bits, 2);
-    }
-    return bytes;
-}
+using test::randomBlocks;
 
 // kMaxTokens tokens of `columns` random activations, some blocks saturating the 8-bit range.
 std::vector<float> randomActivations(int64_t columns, uint32_t seed) {

@@ -23,11 +23,14 @@
 #include "core/block_formats.h"
 #include "core/dtype_codec.h"
 #include "io/mapped_file.h"
+#include "support/random_blocks.h"
 #include "support/test_models.h"
 
 using namespace inferlens;
 
 namespace {
+
+using test::randomBlocks;
 
 std::vector<float> randomValues(int64_t count, float scale, uint32_t seed) {
     std::mt19937 generator(seed);
@@ -47,38 +50,6 @@ std::vector<std::byte> encoded(DType dtype, const std::vector<float>& values) {
 
 constexpr DType kBlockTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                                  DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K};
-
-// `blocks` blocks of uniformly random bytes, so that every bit of every field is exercised, but
-// for the fp16 scales (at these offsets in a block), which are set to finite values of either
-// sign up to 1.
-std::vector<std::byte> randomBlocks(DType dtype, int64_t blocks, uint32_t seed) {
-    const auto scaleOffsets = [dtype]() -> std::vector<int64_t> {
-        switch (dtype) {
-            case DType::Q4_1:
-            case DType::Q5_1:
-            case DType::Q4_K:
-            case DType::Q5_K:
-                return {0, 2};
-            case DType::Q6_K:
-                return {208};
-            default:
-                return {0};
-        }
-    }();
-    std::mt19937 generator(seed);
-    std::uniform_int_distribution<int> byte(0, 255);
-    std::uniform_real_distribution<float> scale(-1.0f, 1.0f);
-    const int64_t blockBytes = dtypeInfo(dtype).blockBytes;
-    std::vector<std::byte> bytes(size_t(blocks * blockBytes));
-    for (auto& b : bytes)
-        b = std::byte(uint8_t(byte(generator)));
-    for (int64_t block = 0; block < blocks; ++block)
-        for (const int64_t offset : scaleOffsets) {
-            const uint16_t bits = floatToHalf(scale(generator));
-            std::memcpy(bytes.data() + block * blockBytes + offset, &bits, 2);
-        }
-    return bytes;
-}
 
 std::vector<CpuKernels> availableKernels() {
     std::vector<CpuKernels> sets;
