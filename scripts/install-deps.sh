@@ -12,6 +12,7 @@ packages=(
   libsentencepiece-dev      # tokenizers (tokenizer.model and GGUF vocabularies)
   libpcre2-dev              # Unicode regular expressions of byte-level BPE pre-tokenizers (Llama 3, Qwen2, ...)
   nlohmann-json3-dev        # config.json, safetensors headers, shard indexes
+  libcurl4-openssl-dev      # HTTP(S) to generation servers (llama-server, vLLM, SGLang)
   fonts-wqy-microhei        # a CJK font, so that Chinese text is not drawn as empty boxes
   xvfb                      # an X server per layout test, with the screen size the test asks for
 )
