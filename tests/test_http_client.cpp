@@ -9,12 +9,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -23,143 +17,21 @@
 
 #include "remote/http_client.h"
 #include "remote/sse_parser.h"
+#include "support/loopback_http_server.h"
 
 using namespace inferlens::remote;
+using namespace inferlens::test;
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 namespace {
 
-double secondsSince(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Writes all of `bytes`; false once the peer has gone.
-bool sendAll(int fd, std::string_view bytes) {
-    while (!bytes.empty()) {
-        const ssize_t sent = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-        if (sent <= 0)
-            return false;
-        bytes.remove_prefix(size_t(sent));
-    }
-    return true;
-}
-
-std::string chunked(std::string_view piece) {
-    char size[32];
-    std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
-    return size + std::string(piece) + "\r\n";
-}
-
 const char* kStreamHeaders =
     "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
 
-// One HTTP server on 127.0.0.1 and a free port, serving connections one after another on its own
-// thread: it reads a request (headers and a Content-Length body) and hands it to the handler,
-// which writes the answer on the socket.
-class LoopbackServer {
-  public:
-    struct Connection {
-        int fd;
-        std::string request;
-        const std::atomic<bool>& stopping;
-    };
-    using Handler = std::function<void(const Connection&)>;
-
-    explicit LoopbackServer(Handler handler) : handler_(std::move(handler)) {
-        listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
-        const int yes = 1;
-        ::setsockopt(listener_, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-            ::listen(listener_, 8) != 0)
-            qFatal("cannot listen on loopback");
-        socklen_t length = sizeof address;
-        ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length);
-        port_ = ntohs(address.sin_port);
-        thread_ = std::thread([this] { serve(); });
-    }
-
-    ~LoopbackServer() {
-        stopping_ = true;
-        thread_.join();
-        ::close(listener_);
-    }
-
-    int port() const { return port_; }
-    std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
-    std::string lastRequest() const {
-        std::lock_guard lock(mutex_);
-        return lastRequest_;
-    }
-    // Set once the handler found the client gone (a write failed).
-    std::atomic<bool> clientLeft{false};
-    std::atomic<Clock::time_point::rep> clientLeftAt{0};
-
-    void noteClientLeft() {
-        clientLeftAt = Clock::now().time_since_epoch().count();
-        clientLeft = true;
-    }
-
-  private:
-    void serve() {
-        while (!stopping_) {
-            pollfd waiting{listener_, POLLIN, 0};
-            if (::poll(&waiting, 1, 20) <= 0)
-                continue;
-            const int fd = ::accept(listener_, nullptr, nullptr);
-            if (fd < 0)
-                continue;
-            const std::string request = readRequest(fd);
-            {
-                std::lock_guard lock(mutex_);
-                lastRequest_ = request;
-            }
-            handler_({fd, request, stopping_});
-            ::close(fd);
-        }
-    }
-
-    // Headers and the Content-Length body; stops early at EOF, after 2 s, or at bytes that are
-    // not HTTP (a TLS ClientHello starts with 0x16).
-    std::string readRequest(int fd) const {
-        std::string request;
-        const auto deadline = Clock::now() + 2s;
-        size_t wanted = std::string::npos;
-        while (Clock::now() < deadline && !stopping_) {
-            if (!request.empty() && request[0] == '\x16')
-                break;
-            const size_t headerEnd = request.find("\r\n\r\n");
-            if (headerEnd != std::string::npos && wanted == std::string::npos) {
-                wanted = headerEnd + 4;
-                const size_t field = request.find("Content-Length: ");
-                if (field != std::string::npos && field < headerEnd)
-                    wanted += std::stoul(request.substr(field + 16));
-            }
-            if (request.size() >= wanted)
-                break;
-            pollfd readable{fd, POLLIN, 0};
-            if (::poll(&readable, 1, 20) <= 0)
-                continue;
-            char buffer[4096];
-            const ssize_t got = ::recv(fd, buffer, sizeof buffer, 0);
-            if (got <= 0)
-                break;
-            request.append(buffer, size_t(got));
-        }
-        return request;
-    }
-
-    Handler handler_;
-    int listener_ = -1;
-    int port_ = 0;
-    std::atomic<bool> stopping_{false};
-    std::thread thread_;
-    mutable std::mutex mutex_;
-    std::string lastRequest_;
-};
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
 
 HttpOptions optionsFor(const std::string& url) {
     HttpOptions options;
@@ -261,10 +133,7 @@ class TestHttpClient : public QObject {
 
     void plainGetAndPost() {
         LoopbackServer server([&](const LoopbackServer::Connection& connection) {
-            const std::string body = R"({"object":"list","data":[]})";
-            sendAll(connection.fd,
-                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                        std::to_string(body.size()) + "\r\n\r\n" + body);
+            sendAnswer(connection.fd, 200, "OK", R"({"object":"list","data":[]})");
         });
         const HttpClient client(optionsFor(server.url()));
         const HttpResponse models = client.get("/v1/models");
@@ -278,16 +147,7 @@ class TestHttpClient : public QObject {
     }
 
     void closedPortIsConnectionRefused() {
-        // A port that was just free: bind, read the number, close.
-        const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        socklen_t length = sizeof address;
-        ::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
-        const int port = ntohs(address.sin_port);
-        ::close(probe);
+        const int port = freeLoopbackPort();
 
         const HttpClient client(optionsFor("http://127.0.0.1:" + std::to_string(port)));
         const RemoteError error = failureOf([&] { client.get("/v1/models"); });
@@ -307,12 +167,9 @@ class TestHttpClient : public QObject {
     void unauthorizedCarriesTheServerMessage() {
         // llama-server b4747 README, "API errors": its answer to a wrong key.
         LoopbackServer server([&](const LoopbackServer::Connection& connection) {
-            const std::string body =
-                R"({"error":{"code":401,"message":"Invalid API Key","type":"authentication_error"}})";
-            sendAll(
-                connection.fd,
-                "HTTP/1.1 401 Unauthorized\r\nContent-Type: application/json\r\nContent-Length: " +
-                    std::to_string(body.size()) + "\r\n\r\n" + body);
+            sendAnswer(
+                connection.fd, 401, "Unauthorized",
+                R"({"error":{"code":401,"message":"Invalid API Key","type":"authentication_error"}})");
         });
         HttpOptions options = optionsFor(server.url());
         options.apiKey = "wrong-key-123";
@@ -353,6 +210,26 @@ class TestHttpClient : public QObject {
         QVERIFY2(contains(error.what(), "HTTP 500"), error.what());
         QVERIFY2(contains(error.what(), "POST /v1/completions"), error.what());
         QVERIFY2(contains(error.what(), "EngineCore encountered an issue."), error.what());
+    }
+
+    void serverGoneMidAnswerIsConnectionLost() {
+        // A chunk announced as 0x40 bytes, 10 sent, then the server is gone.
+        LoopbackServer server([&](const LoopbackServer::Connection& connection) {
+            sendAll(connection.fd, kStreamHeaders);
+            sendAll(connection.fd, chunked("data: {\"n\":1}\n\n"));
+            sendAll(connection.fd, "40\r\ndata: {\"n\"");
+        });
+        const HttpClient client(optionsFor(server.url()));
+        int chunks = 0;
+        const RemoteError error = failureOf([&] {
+            client.postStream("/v1/chat/completions", "{}", [&](std::string_view) {
+                ++chunks;
+                return true;
+            });
+        });
+        QCOMPARE(error.kind(), RemoteErrorKind::ConnectionLost);
+        QVERIFY2(contains(error.what(), "POST /v1/chat/completions"), error.what());
+        QVERIFY(chunks >= 1);
     }
 
     void stalledStreamTimesOut() {
@@ -404,7 +281,7 @@ class TestHttpClient : public QObject {
             const auto until = Clock::now() + 10s;
             while (!connection.stopping && Clock::now() < until) {
                 if (!sendAll(connection.fd, chunked("data: {\"token\":\"x\"}\n\n"))) {
-                    serverPointer->noteClientLeft();
+                    serverPointer->clientLeft = true;
                     return;
                 }
                 std::this_thread::sleep_for(20ms);
@@ -484,16 +361,7 @@ class TestHttpClient : public QObject {
                              key, "-out", certificate});
         QVERIFY(make.waitForFinished(20000) && make.exitCode() == 0);
 
-        // A port for the TLS server: bind, read, close, and let openssl take it.
-        const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(probe, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        socklen_t length = sizeof address;
-        ::getsockname(probe, reinterpret_cast<sockaddr*>(&address), &length);
-        const int port = ntohs(address.sin_port);
-        ::close(probe);
+        const int port = freeLoopbackPort();
 
         QProcess server;
         server.start(openssl,
