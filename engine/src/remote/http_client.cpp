@@ -223,7 +223,7 @@ class Request {
                                   std::string("libcurl failed: ") + curl_multi_strerror(multiCode));
             if (running == 0)
                 break;
-            if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+            if (cancel != nullptr && cancel->load()) {
                 outcome.cancelled = true;
                 return outcome;
             }

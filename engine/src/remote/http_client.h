@@ -1,8 +1,8 @@
 #pragma once
 // HTTP for talking to a generation server, on libcurl: plain requests for discovery and
 // tokenization, and a streamed POST that hands the answer's bytes over as they arrive (for
-// server-sent events). One connection per request; one HttpClient may be used by one thread at a
-// time, and separate clients on separate threads.
+// server-sent events). Every request has a connection and libcurl handles of its own, so one
+// HttpClient may serve several threads at once; callbacks run on the calling thread.
 //
 // Failures throw RemoteError (remote/remote_error.h) with the kind and a message for the person,
 // including statuses outside 2xx (with the server's own error message). Cancellation is not a
@@ -37,7 +37,7 @@ struct HttpOptions {
 };
 
 struct HttpResponse {
-    long status = 0;         // the HTTP status (2xx when returned; 0 when cancelled before it came)
+    long status = 0;         // 2xx, or what had come when cancelled (0: nothing yet)
     std::string body;        // the whole body (empty for postStream, whose bytes went to onChunk)
     bool cancelled = false;  // the cancel flag was raised and the request closed
 };
