@@ -374,6 +374,11 @@ class TestRemoteProtocol : public QObject {
         QCOMPARE(kindOfFailure(R"({"error":{"message":"bad","type":"BadRequestError",
                                    "param":null,"code":400}})"),
                  RemoteErrorKind::ServerReported);
+        // Later llama-server (tools/server/server-context.cpp of the llama.cpp that
+        // llama-cpp-python 0.3.36 vendors) writes a failure mid-stream as data: {"error": {...}}.
+        QCOMPARE(kindOfFailure(R"({"error":{"code":400,"message":"context size exceeded",
+                                   "type":"exceed_context_size_error"}})"),
+                 RemoteErrorKind::ServerReported);
         QCOMPARE(kindOfFailure(R"({"object":"error","message":"bad","type":"BadRequestError",
                                    "param":null,"code":400})"),
                  RemoteErrorKind::ServerReported);
@@ -471,6 +476,13 @@ class TestRemoteProtocol : public QObject {
         QCOMPARE(models[0].trainedContextLength.value_or(0), int64_t(131072));
         QCOMPARE(models[0].vocabularySize.value_or(0), int64_t(128256));
         QCOMPARE(guessFlavour({models, false, false}).flavour, ServerFlavour::LlamaServer);
+        // The llama.cpp vendored by llama-cpp-python 0.3.36 adds the slot's context to "meta"
+        // (tools/server/server-context.cpp, get_res_model_info).
+        const auto newer = parseModelList(R"({"object":"list","data":[{"id":"m","object":"model",
+            "owned_by":"llamacpp","meta":{"vocab_type":2,"n_vocab":49152,"n_ctx":4096,
+            "n_ctx_train":8192}}]})");
+        QCOMPARE(newer[0].slotContextLength.value_or(0), int64_t(4096));
+        QVERIFY(!models[0].slotContextLength);
 
         const LlamaServerProps props = parseLlamaServerProps(R"json({
             "default_generation_settings":{"id":0,"id_task":-1,"n_ctx":1024,"speculative":false,

@@ -52,7 +52,9 @@ ServerInfo probeServer(const HttpClient& client) {
     if (info.llamaServerProps && info.llamaServerProps->contextLength)
         info.contextLength = info.llamaServerProps->contextLength;
     else if (!info.models.empty())
-        info.contextLength = info.models.front().maxModelLength;
+        info.contextLength = info.models.front().slotContextLength
+                                 ? info.models.front().slotContextLength
+                                 : info.models.front().maxModelLength;
     return info;
 }
 

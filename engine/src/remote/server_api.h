@@ -17,8 +17,9 @@ struct ServerInfo {
     FlavourGuess flavour;
     std::vector<ModelCard> models;
     std::optional<LlamaServerProps> llamaServerProps;
-    // The context one request may use: llama-server's n_ctx per slot, else the first model's
-    // max_model_len (vLLM, SGLang); unknown for a plain OpenAI server.
+    // The context one request may use: llama-server's n_ctx per slot (/props, or the model card's
+    // meta.n_ctx), else the first model's max_model_len (vLLM, SGLang); unknown for a plain
+    // OpenAI server.
     std::optional<int64_t> contextLength;
 };
 

@@ -40,6 +40,7 @@ std::vector<ModelCard> parseModelList(std::string_view jsonText) {
         model.ownedBy = stringField(card, "owned_by", where).value_or("");
         model.maxModelLength = integerField(card, "max_model_len", where);
         if (const json* meta = objectField(card, "meta", where)) {
+            model.slotContextLength = integerField(*meta, "n_ctx", where + ".meta");
             model.trainedContextLength = integerField(*meta, "n_ctx_train", where + ".meta");
             model.vocabularySize = integerField(*meta, "n_vocab", where + ".meta");
         }

@@ -27,6 +27,7 @@ struct ModelCard {
     std::string id;
     std::string ownedBy;
     std::optional<int64_t> maxModelLength;        // vLLM, SGLang: the context it serves
+    std::optional<int64_t> slotContextLength;     // llama-server (later than b4747) meta.n_ctx
     std::optional<int64_t> trainedContextLength;  // llama-server meta.n_ctx_train
     std::optional<int64_t> vocabularySize;        // llama-server meta.n_vocab
 };
