@@ -235,6 +235,24 @@ class TestRemoteProtocol : public QObject {
         QCOMPARE(*update.timings->predictedMs, 41.0);
     }
 
+    void llamaServerChatEntryAfterACutCharacter() {
+        // Captured from the vendored llama-server (llama-cpp-python 0.3.36's llama.cpp) serving a
+        // random-weight model: the token before id 292 ended inside a UTF-8 character and has no
+        // entry; its byte 235 leads this entry, not the alternative's.
+        const CompletionUpdate update = parseCompletionUpdate(
+            R"({"choices":[{"finish_reason":null,"index":0,"delta":{"content":"\ufffd an"},
+                "logprobs":{"content":[{"id":292,"token":"\ufffd an","bytes":[235,32,97,110],
+                "logprob":-3.363037109375,"top_logprobs":[{"id":292,"token":" an",
+                "bytes":[32,97,110],"logprob":-3.363037109375}]}]}}],"created":1796291337,
+                "id":"chatcmpl-x","model":"/tmp/m.gguf","system_fingerprint":"b0-unknown",
+                "object":"chat.completion.chunk"})");
+        QCOMPARE(update.tokens.size(), size_t(1));
+        QCOMPARE(*update.tokens[0].chosen.bytes, bytesOf({235, 32, 97, 110}));
+        QCOMPARE(*update.tokens[0].alternatives[0].bytes, std::string(" an"));
+        QCOMPARE(update.tokens[0].chosen.id.value_or(-1),
+                 update.tokens[0].alternatives[0].id.value_or(-2));
+    }
+
     void llamaServerFinalStreamChunk() {
         // llama-server b4747, to_json_oaicompat_chat_stream(): empty delta, finish_reason, usage
         // and timings in one chunk.

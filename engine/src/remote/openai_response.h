@@ -15,6 +15,11 @@
 // llama-server's post_sampling_probs answers carry "prob"/"top_probs" instead: converted to
 // natural logarithms here.
 //
+// llama-server's chat stream (seen with the llama.cpp that llama-cpp-python 0.3.36 vendors) gives
+// no entry to a token that ends inside a UTF-8 character: its bytes lead the next entry's bytes
+// (and text), while that entry's alternatives have their own bytes only. Its completions
+// endpoints give every token an entry.
+//
 // A chunk may carry several tokens or none: the role-only first chunk of a chat stream, the
 // usage-only last one (choices empty), llama-server's chunk with finish_reason, usage and
 // timings but no text.
