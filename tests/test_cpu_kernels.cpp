@@ -74,30 +74,34 @@ class TestCpuKernels : public QObject {
     }
 
     void floatKernelsAgreeWithTheDecodedProduct() {
-        // Tiles of every shape up to 4 rows × 4 tokens, and one past it (the kernel splits it).
-        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4},
-                                                      {3, 2}, {2, 3}, {5, 5}};
+        // Tiles of every shape up to 4 rows × 4 tokens, one past it (the kernel splits it), and
+        // a caller's block of many tokens, which each kernel set runs in its own register tiles
+        // (AVX2: 4 rows × 3 tokens, AVX-512: 4 × 4) and the rest.
+        constexpr int kRows = 5, kTokens = 13;
+        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4}, {3, 2},
+                                                      {2, 3}, {5, 5}, {4, 7}, {5, 13}};
         for (const CpuKernels kernels : availableKernels())
             for (const DType dtype : {DType::F32, DType::F16, DType::BF16})
                 for (const int64_t count : {1, 7, 8, 15, 16, 31, 33, 63, 64, 65, 100, 1023, 4099}) {
                     std::vector<std::vector<std::byte>> rows;
                     std::vector<std::vector<float>> decoded, x;
-                    for (int r = 0; r < 5; ++r) {
+                    for (int r = 0; r < kRows; ++r) {
                         rows.push_back(encoded(dtype, randomValues(count, 0.5f, uint32_t(r))));
                         decoded.emplace_back(static_cast<size_t>(count));
                         decodeRow(dtype, rows.back().data(), decoded.back());
-                        x.push_back(randomValues(count, 1.0f, uint32_t(100 + r)));
                     }
+                    for (int t = 0; t < kTokens; ++t)
+                        x.push_back(randomValues(count, 1.0f, uint32_t(100 + t)));
                     const FloatTile tile = floatTile(dtype, kernels);
                     QVERIFY(tile != nullptr);
-                    std::vector<std::vector<float>> first(5, std::vector<float>(5, NAN));
+                    std::vector<std::vector<float>> first(kRows, std::vector<float>(kTokens, NAN));
                     for (const auto& [rowCount, tokenCount] : shapes) {
-                        const std::byte* rowPointers[5];
-                        const float* xs[5];
-                        for (int k = 0; k < 5; ++k) {
+                        const std::byte* rowPointers[kRows];
+                        const float* xs[kTokens];
+                        for (int k = 0; k < kRows; ++k)
                             rowPointers[k] = rows[size_t(k)].data();
+                        for (int k = 0; k < kTokens; ++k)
                             xs[k] = x[size_t(k)].data();
-                        }
                         std::vector<float> out(size_t(rowCount * tokenCount));
                         tile(rowPointers, rowCount, xs, tokenCount, count, out.data());
                         for (int r = 0; r < rowCount; ++r)

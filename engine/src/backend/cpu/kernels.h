@@ -16,15 +16,23 @@
 namespace inferlens {
 
 // A tile of products for float-type rows (F32, F16, BF16): out[r · tokenCount + t] = Σ_i
-// rows[r][i] · xs[t][i] over `count` elements, for up to kTileRows rows and kTileTokens activation
-// vectors (a decode step's single token, or a prefill's tokens). A tile loads each weight once for
-// all its tokens and each activation once for all its rows, which is what makes a prefill
-// compute-bound; and every (row, token) pair is summed the same way whatever the tile's shape, so
-// a token's numbers do not depend on whether it ran alone or in a batch.
+// rows[r][i] · xs[t][i] over `count` elements, for up to kTileRows rows and any number of
+// activation vectors (a decode step's single token, or a block of a prefill's tokens), run in the
+// kernel set's own register tiles. A register tile loads each weight once for all its tokens and
+// each activation once for all its rows, which is what makes a prefill compute-bound; and every
+// (row, token) pair is summed the same way whatever the tile's shape, so a token's numbers do not
+// depend on whether it ran alone or in a batch. Callers that keep a fixed buffer pass at most
+// kTileTokens tokens.
 constexpr int kTileRows = 4;
 constexpr int kTileTokens = 4;
 using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const float* const* xs,
                            int tokenCount, int64_t count, float* out);
+// How many rows a decode step (one token) should give the float tile at a time: one sum per row is
+// one chain of dependent multiply-adds, and 8-lane AVX2 needs several chains in flight to keep up
+// with memory (TinyLlama F16 decode on one Zen 3 core: 11 GB/s of weights with one row, see
+// bench/RESULTS.md), where a 16-lane AVX-512 chain already does (Zen 5: 9.8 tokens/s with one
+// row, 6.6 with four).
+int64_t floatDecodeRows(CpuKernels kernels);
 // The same for block-type rows against 8-bit activations, over `subBlocks` 32-value sub-blocks
 // (the activations' blocks; a whole number of the format's blocks).
 using BlockTile = void (*)(const std::byte* const* rows, int rowCount,

@@ -96,12 +96,15 @@ INFERLENS_AVX512 inline __m512 load16Bf16(const std::byte* row, int64_t i) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
 }
 
-// AVX2 has 16 vector registers: 2 rows × 4 tokens of accumulators plus the loads. AVX-512 has 32:
-// 4 × 4.
+// AVX2 has 16 vector registers: 4 rows × 3 tokens of accumulators, three activation vectors and
+// the weight being multiplied. Four rows rather than two halve the activations each row group
+// reads from the caches, which is what bounds a prefill (TinyLlama F16 prefill on one Zen 3 core:
+// see bench/RESULTS.md). AVX-512 has 32: 4 × 4.
+constexpr int kAvx2TileTokens = 3;
 template <__m256 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
 constexpr FloatTile avx2Kernels =
-    anyTile<float, 2, kTileTokens, avx2Tile<2, kTileTokens, loadw, load>,
-            avx2Tile<2, 1, loadw, load>, avx2Tile<1, kTileTokens, loadw, load>,
+    anyTile<float, kTileRows, kAvx2TileTokens, avx2Tile<kTileRows, kAvx2TileTokens, loadw, load>,
+            avx2Tile<kTileRows, 1, loadw, load>, avx2Tile<1, kAvx2TileTokens, loadw, load>,
             avx2Tile<1, 1, loadw, load>>;
 template <__m512 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
 constexpr FloatTile avx512Kernels =
@@ -112,6 +115,10 @@ constexpr FloatTile avx512Kernels =
 #endif
 
 }  // namespace
+
+int64_t floatDecodeRows(CpuKernels kernels) {
+    return kernels == CpuKernels::Avx2 ? kTileRows : 1;
+}
 
 FloatTile floatTile(DType dtype, CpuKernels kernels) {
 #if defined(__x86_64__)

@@ -95,9 +95,10 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
 }
 
 // Each pair's integer dots are built in two accumulators per sub-block and token (exact, so in
-// any order), so that one decode step is not bound by the latency of a single chain. `fifth`:
-// Q5_K, whose fifth bits join the nibbles.
-#define INFERLENS_PACKED_Q4_K_TILE(name, target, products)                                        \
+// any order), so that one decode step is not bound by the latency of a single chain; each takes
+// four chunks (kPairSumChunks) and is widened once (packed_formats.h). `fifth`: Q5_K, whose fifth
+// bits join the nibbles.
+#define INFERLENS_PACKED_Q4_K_TILE(name, target, products, widen)                                 \
     template <bool fifth, int T>                                                                  \
     target void name(const std::byte* group, const QuantizedActivations* const* xs,               \
                      int64_t blocks, float* out, int stride) {                                    \
@@ -139,8 +140,9 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
                     }                                                                             \
                 }                                                                                 \
                 _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                             \
-                    const __m256i dots[2] = {_mm256_add_epi32(low[t][0], low[t][1]),              \
-                                             _mm256_add_epi32(high[t][0], high[t][1])};           \
+                    const __m256i dots[2] = {                                                     \
+                        _mm256_add_epi32(widen(low[t][0]), widen(low[t][1])),                     \
+                        _mm256_add_epi32(widen(high[t][0]), widen(high[t][1]))};                  \
                     _Pragma("GCC unroll 2") for (int i = 0; i < 2; ++i) {                         \
                         const int s = 2 * p + i;                                                  \
                         const size_t sub = size_t(8 * b + s);                                     \
@@ -232,8 +234,9 @@ INFERLENS_AVX2 inline __m256 signedByteFloats(const std::byte* bytes) {
             storeRows(acc[t], out + t, stride);                                                    \
     }
 
-INFERLENS_PACKED_Q4_K_TILE(q4kAvx2, INFERLENS_AVX2, nibbleProducts)
-INFERLENS_PACKED_Q4_K_TILE(q4kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
+static_assert(8 / 2 <= kPairSumChunks, "each accumulator takes every other of eight chunks");
+INFERLENS_PACKED_Q4_K_TILE(q4kAvx2, INFERLENS_AVX2, nibblePairSums, widenPairSums)
+INFERLENS_PACKED_Q4_K_TILE(q4kAvx512, INFERLENS_AVX512, nibbleProductsVnni, widenNothing)
 
 INFERLENS_PACKED_Q6_K_TILE(q6kAvx2, INFERLENS_AVX2, nibbleProducts)
 INFERLENS_PACKED_Q6_K_TILE(q6kAvx512, INFERLENS_AVX512, nibbleProductsVnni)

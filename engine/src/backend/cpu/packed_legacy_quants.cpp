@@ -82,69 +82,105 @@ INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
                             simd::multiplyBytes(_mm256_sign_epi8(q, q), _mm256_sign_epi8(a, q)));
 }
 
-// One packed group times T tokens. The integer dot of a block is built in four independent
-// accumulators (exact, so their order does not matter), so that a decode step is not bound by
-// the latency of one chain of multiply-adds; the first starts at −bias · Σ a, which takes off
-// what the multiplied bytes carry beyond the values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit
-// values q + 16, VNNI's Q8_0 bytes q + 128). Q4_1 and Q5_1 then add their min m times the block's
-// Σ x (its scaledSums). The fifth bits of Q5 join the nibbles here rather than at pack time, so
-// that the packed copy stays the file's size (packed_rows.h).
-#define INFERLENS_PACKED_TILE(name, target, q8Products, q8TakesBiasOff, nibbleProducts)           \
-    template <LegacyLayout L, int T>                                                              \
-    target void name(const std::byte* group, const QuantizedActivations* const* xs,               \
-                     int64_t blocks, float* out, int stride) {                                    \
-        constexpr int bias = L.bytes && q8TakesBiasOff ? 0 : L.bias, chunks = L.chunks();         \
-        __m256 acc[T];                                                                            \
-        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();         \
-        for (int64_t b = 0; b < blocks; ++b) {                                                    \
-            const std::byte* block = group + b * L.packedBytes();                                 \
-            const __m256 d = packedScales(block);                                                 \
-            __m256i chunk[8];                                                                     \
-            _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                            \
-                const __m256i bytes = _mm256_loadu_si256(                                         \
-                    reinterpret_cast<const __m256i*>(block + L.packedValuesAt() + 32 * k));       \
-                if constexpr (L.bytes) {                                                          \
-                    chunk[k] = bytes;                                                             \
-                } else {                                                                          \
-                    chunk[k] = _mm256_and_si256(bytes, _mm256_set1_epi8(0x0f));                   \
-                    chunk[k + 4] =                                                                \
-                        _mm256_and_si256(_mm256_srli_epi16(bytes, 4), _mm256_set1_epi8(0x0f));    \
-                    if constexpr (L.highAt != 0) {                                                \
-                        const __m256i words = _mm256_loadu_si256(                                 \
-                            reinterpret_cast<const __m256i*>(block + L.packedHighAt()));          \
-                        chunk[k] = _mm256_or_si256(chunk[k], fifthBits(words, k));                \
-                        chunk[k + 4] = _mm256_or_si256(chunk[k + 4], fifthBits(words, k + 4));    \
-                    }                                                                             \
-                }                                                                                 \
-            }                                                                                     \
-            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                                 \
-                const int8_t* a = xs[t]->values.data() + b * kQuantBlockElements;                 \
-                __m256i dot[4] = {_mm256_set1_epi32(-bias * xs[t]->sums[size_t(b)]),              \
-                                  _mm256_setzero_si256(), _mm256_setzero_si256(),                 \
-                                  _mm256_setzero_si256()};                                        \
-                _Pragma("GCC unroll 8") for (int k = 0; k < 8; ++k) {                             \
-                    if constexpr (L.bytes)                                                        \
-                        dot[k % 4] = q8Products(dot[k % 4], chunk[k], broadcast4(a + 4 * k));     \
-                    else                                                                          \
-                        dot[k % 4] = nibbleProducts(dot[k % 4], chunk[k], broadcast4(a + 4 * k)); \
-                }                                                                                 \
-                const __m256i sum = _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]),            \
-                                                     _mm256_add_epi32(dot[2], dot[3]));           \
-                acc[t] =                                                                          \
-                    _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[size_t(b)])),   \
-                                    _mm256_cvtepi32_ps(sum), acc[t]);                             \
-                if constexpr (L.minAt != 0)                                                       \
-                    acc[t] =                                                                      \
-                        _mm256_fmadd_ps(packedScales(block + L.packedMinAt()),                    \
-                                        _mm256_set1_ps(xs[t]->scaledSums[size_t(b)]), acc[t]);    \
-            }                                                                                     \
-        }                                                                                         \
-        for (int t = 0; t < T; ++t)                                                               \
-            storeRows(acc[t], out + t, stride);                                                   \
+// The integer dot of one packed block with a token's activation bytes, per row lane, added to
+// `init`. Integer sums are exact, so any order gives the same result (and a decode step the same
+// as a prefill). VNNI: four independent chains of one instruction per chunk, so that a decode
+// step is not bound by the latency of one chain.
+template <LegacyLayout L>
+INFERLENS_AVX512 inline __m256i blockDotVnni(const __m256i (&chunk)[8], const int8_t* a,
+                                             __m256i init) {
+    __m256i dot[4] = {init, _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; ++k) {
+        if constexpr (L.bytes)
+            dot[k % 4] = q8ProductsVnni(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
+        else
+            dot[k % 4] = nibbleProductsVnni(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
+    }
+    return _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]), _mm256_add_epi32(dot[2], dot[3]));
+}
+
+// AVX2: the nibbles' pair sums in int16 for a group of chunks, widened once per group
+// (nibblePairSums, packed_formats.h): eight chunks of 4-bit values (2 · 15 · 127 · 8 < 2¹⁵), four
+// with Q5's fifth bit — 10 or 12 multiplies per block instead of 16. Q8_0's signed pairs reach
+// 2 · 128 · 127 and are widened at once.
+template <LegacyLayout L>
+INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8_t* a,
+                                           __m256i init) {
+    if constexpr (L.bytes) {
+        __m256i dot[4] = {init, _mm256_setzero_si256(), _mm256_setzero_si256(),
+                          _mm256_setzero_si256()};
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; ++k)
+            dot[k % 4] = q8Products(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
+        return _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]), _mm256_add_epi32(dot[2], dot[3]));
+    } else {
+        constexpr int group = L.highAt != 0 ? kPairSumChunks : 2 * kPairSumChunks;
+        __m256i sum = init;
+#pragma GCC unroll 2
+        for (int g = 0; g < 8; g += group) {
+            __m256i pairs = _mm256_setzero_si256();
+#pragma GCC unroll 8
+            for (int k = g; k < g + group; ++k)
+                pairs = nibblePairSums(pairs, chunk[k], broadcast4(a + 4 * k));
+            sum = _mm256_add_epi32(sum, widenPairSums(pairs));
+        }
+        return sum;
+    }
+}
+
+// One packed group times T tokens: per block, the integer dot of each (row, token) pair starting
+// at −bias · Σ a, which takes off what the multiplied bytes carry beyond the values (Q4_0's
+// nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes q + 128). Q4_1 and Q5_1 then
+// add their min m times the block's Σ x (its scaledSums). The fifth bits of Q5 join the nibbles
+// here rather than at pack time, so that the packed copy stays the file's size (packed_rows.h).
+#define INFERLENS_PACKED_TILE(name, target, q8TakesBiasOff, blockDot)                           \
+    template <LegacyLayout L, int T>                                                            \
+    target void name(const std::byte* group, const QuantizedActivations* const* xs,             \
+                     int64_t blocks, float* out, int stride) {                                  \
+        constexpr int bias = L.bytes && q8TakesBiasOff ? 0 : L.bias, chunks = L.chunks();       \
+        __m256 acc[T];                                                                          \
+        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();       \
+        for (int64_t b = 0; b < blocks; ++b) {                                                  \
+            const std::byte* block = group + b * L.packedBytes();                               \
+            const __m256 d = packedScales(block);                                               \
+            __m256i chunk[8];                                                                   \
+            _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                          \
+                const __m256i bytes = _mm256_loadu_si256(                                       \
+                    reinterpret_cast<const __m256i*>(block + L.packedValuesAt() + 32 * k));     \
+                if constexpr (L.bytes) {                                                        \
+                    chunk[k] = bytes;                                                           \
+                } else {                                                                        \
+                    chunk[k] = _mm256_and_si256(bytes, _mm256_set1_epi8(0x0f));                 \
+                    chunk[k + 4] =                                                              \
+                        _mm256_and_si256(_mm256_srli_epi16(bytes, 4), _mm256_set1_epi8(0x0f));  \
+                    if constexpr (L.highAt != 0) {                                              \
+                        const __m256i words = _mm256_loadu_si256(                               \
+                            reinterpret_cast<const __m256i*>(block + L.packedHighAt()));        \
+                        chunk[k] = _mm256_or_si256(chunk[k], fifthBits(words, k));              \
+                        chunk[k + 4] = _mm256_or_si256(chunk[k + 4], fifthBits(words, k + 4));  \
+                    }                                                                           \
+                }                                                                               \
+            }                                                                                   \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                               \
+                const __m256i sum =                                                             \
+                    blockDot<L>(chunk, xs[t]->values.data() + b * kQuantBlockElements,          \
+                                _mm256_set1_epi32(-bias * xs[t]->sums[size_t(b)]));             \
+                acc[t] =                                                                        \
+                    _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[size_t(b)])), \
+                                    _mm256_cvtepi32_ps(sum), acc[t]);                           \
+                if constexpr (L.minAt != 0)                                                     \
+                    acc[t] =                                                                    \
+                        _mm256_fmadd_ps(packedScales(block + L.packedMinAt()),                  \
+                                        _mm256_set1_ps(xs[t]->scaledSums[size_t(b)]), acc[t]);  \
+            }                                                                                   \
+        }                                                                                       \
+        for (int t = 0; t < T; ++t)                                                             \
+            storeRows(acc[t], out + t, stride);                                                 \
     }
 
-INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, q8Products, true, nibbleProducts)
-INFERLENS_PACKED_TILE(legacyAvx512, INFERLENS_AVX512, q8ProductsVnni, false, nibbleProductsVnni)
+INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, true, blockDotAvx2)
+INFERLENS_PACKED_TILE(legacyAvx512, INFERLENS_AVX512, false, blockDotVnni)
 
 template <LegacyLayout L>
 PackedTile legacyTile(CpuKernels kernels) {
