@@ -24,7 +24,8 @@ log "GPU"
 nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader
 nvcc --version | tail -2
 
-cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERLENS_CUDA=ON -DINFERLENS_GUI=OFF
+# No libcurl there (none of our packages): the engine is built for local models only.
+cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DINFERLENS_CUDA=ON -DINFERLENS_GUI=OFF -DINFERLENS_REMOTE=OFF
   -DINFERLENS_TESTS=ON -DINFERLENS_QT_TESTS=OFF -DINFERLENS_BENCH=OFF
   -DCMAKE_CUDA_ARCHITECTURES="${INFERLENS_CUDA_ARCHITECTURES:-native}")
 if ! pkg-config --exists sentencepiece libpcre2-8 2>/dev/null; then
