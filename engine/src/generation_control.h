@@ -23,6 +23,8 @@ class GenerationControl {
     void clearCancel();
     bool cancelled() const { return cancelled_.load(std::memory_order_relaxed); }
     bool paused() const { return paused_.load(std::memory_order_relaxed); }
+    // The cancel flag itself, for waits that poll it (a request to a server, remote/).
+    const std::atomic<bool>& cancelFlag() const { return cancelled_; }
 
     // Waits while paused; returns false when the generation is cancelled (also while paused).
     bool checkpoint();

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "sampling/sampling_params.h"
@@ -88,6 +89,19 @@ struct SamplingTrace {
     float chosenProbability = 0;  // in the final distribution
     double draw = 0;              // the uniform number in [0, 1) of this step (unused when greedy)
     bool greedy = false;
+
+    // Set when a server chose the token (remote/remote_generator.h) rather than this engine: the
+    // OpenAI-compatible APIs report only the top-N candidates' probabilities at the Raw stage,
+    // the model's softmax before the server's sampling chain. `candidates` are then those N with
+    // probability[Raw] (the later stages, which ran on the server, are left 0 and `kept` and
+    // `entropy` unknown, 0); 1 − knownMass is the tail the server did not report; `texts` are the
+    // candidates' pieces as the server wrote them (an id the server did not give is −1).
+    struct ServerReport {
+        double knownMass = 0;
+        std::vector<std::string> texts;
+        std::string chosenText;
+    };
+    std::optional<ServerReport> server;
 
     int64_t keptAfter(SamplingStage stage) const { return kept[size_t(stage)]; }
     double entropyAfter(SamplingStage stage) const { return entropy[size_t(stage)]; }

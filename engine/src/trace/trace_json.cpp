@@ -44,30 +44,35 @@ nlohmann::json toJson(const SamplingTrace& trace) {
     for (const auto& [id, value] : p.logitBias)  // ±inf as strings: JSON has no infinities
         bias.push_back({id, std::isinf(value) ? nlohmann::json(value > 0 ? "+inf" : "-inf")
                                               : nlohmann::json(value)});
-    return {{"params",
-             {{"temperature", p.temperature},
-              {"top_k", p.topK},
-              {"top_p", p.topP},
-              {"min_p", p.minP},
-              {"repetition_penalty", p.repetitionPenalty},
-              {"frequency_penalty", p.frequencyPenalty},
-              {"presence_penalty", p.presencePenalty},
-              {"penalty_last_n", p.penaltyLastN},
-              {"logit_bias", bias},
-              {"banned_texts", p.bannedTexts},
-              {"min_new_tokens", p.minNewTokens},
-              {"seed", p.seed}}},
-            {"candidates", candidates},
-            {"masked", masked},
-            {"kept", kept},
-            {"entropy", entropy},
-            {"nucleus_mass", trace.nucleusMass},
-            {"nucleus_kept", trace.nucleusKept},
-            {"chosen_id", trace.chosenId},
-            {"chosen_rank", trace.chosenRank},
-            {"chosen_probability", trace.chosenProbability},
-            {"draw", trace.draw},
-            {"greedy", trace.greedy}};
+    nlohmann::json json{{"params",
+                         {{"temperature", p.temperature},
+                          {"top_k", p.topK},
+                          {"top_p", p.topP},
+                          {"min_p", p.minP},
+                          {"repetition_penalty", p.repetitionPenalty},
+                          {"frequency_penalty", p.frequencyPenalty},
+                          {"presence_penalty", p.presencePenalty},
+                          {"penalty_last_n", p.penaltyLastN},
+                          {"logit_bias", bias},
+                          {"banned_texts", p.bannedTexts},
+                          {"min_new_tokens", p.minNewTokens},
+                          {"seed", p.seed}}},
+                        {"candidates", candidates},
+                        {"masked", masked},
+                        {"kept", kept},
+                        {"entropy", entropy},
+                        {"nucleus_mass", trace.nucleusMass},
+                        {"nucleus_kept", trace.nucleusKept},
+                        {"chosen_id", trace.chosenId},
+                        {"chosen_rank", trace.chosenRank},
+                        {"chosen_probability", trace.chosenProbability},
+                        {"draw", trace.draw},
+                        {"greedy", trace.greedy}};
+    if (trace.server)
+        json["server"] = {{"known_mass", trace.server->knownMass},
+                          {"texts", trace.server->texts},
+                          {"chosen_text", trace.server->chosenText}};
+    return json;
 }
 
 nlohmann::json stepJson(const char* event, const StepEvent& step) {
