@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace inferlens::remote {
 
@@ -24,7 +25,7 @@ SamplingTrace traceFromServer(const GeneratedToken& token, const SamplingParams&
     trace.nucleusMass = 0;
     SamplingTrace::ServerReport report;
     report.chosenText = token.chosen.text;
-    trace.chosenRank = int64_t(token.alternatives.size());
+    std::optional<int64_t> chosenRank;
     for (const TokenCandidate& alternative : token.alternatives) {
         if (!alternative.logprob)
             continue;  // a null the server wrote: no probability to show
@@ -33,14 +34,13 @@ SamplingTrace traceFromServer(const GeneratedToken& token, const SamplingParams&
         candidate.rawLogit = float(*alternative.logprob);
         candidate.penalisedLogit = candidate.rawLogit;
         candidate.probability[size_t(SamplingStage::Raw)] = float(std::exp(*alternative.logprob));
-        if (sameToken(alternative, token.chosen) &&
-            trace.chosenRank == int64_t(token.alternatives.size()))
-            trace.chosenRank = int64_t(trace.candidates.size());
+        if (!chosenRank && sameToken(alternative, token.chosen))
+            chosenRank = int64_t(trace.candidates.size());
         report.knownMass += std::exp(*alternative.logprob);
         report.texts.push_back(alternative.text);
         trace.candidates.push_back(candidate);
     }
-    trace.chosenRank = std::min(trace.chosenRank, int64_t(trace.candidates.size()));
+    trace.chosenRank = chosenRank.value_or(int64_t(trace.candidates.size()));
     trace.chosenId = token.chosen.id.value_or(-1);
     trace.chosenProbability = token.chosen.logprob ? float(std::exp(*token.chosen.logprob)) : 0;
     // Rounding in the server's log-probabilities can take the sum a hair past 1.
