@@ -11,9 +11,12 @@ jobs="$(nproc)"
 echo "== ASan + UBSan: the whole suite"
 cmake --preset asan > build-asan.configure.log 2>&1 || { cat build-asan.configure.log; exit 1; }
 cmake --build --preset asan --parallel "$jobs"
+echo "== ASan build: $SECONDS s"
 ctest --preset asan --timeout 1800 -j "$jobs"
+echo "== ASan build and suite: $SECONDS s"
 
 echo "== TSan: the threading tests"
 cmake --preset tsan > build-tsan.configure.log 2>&1 || { cat build-tsan.configure.log; exit 1; }
 cmake --build --preset tsan --parallel "$jobs"
 ctest --preset tsan --timeout 900
+echo "== ASan and TSan stages: $SECONDS s"

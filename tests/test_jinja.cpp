@@ -7,6 +7,7 @@
 #include "jinja/jinja_error.h"
 #include "jinja/json_input.h"
 #include "jinja/template.h"
+#include "support/wall_clock_budget.h"
 
 using namespace inferlens::jinja;
 
@@ -444,7 +445,8 @@ void TestJinja::copiesOfLongStringsShareTheText() {
     timer.start();
     QCOMPARE(render("{% set s = 'a' * 16000000 %}{{ ([s] * 300)|length }} {{ s[0] }}{{ s[-1] }}"),
              std::string("300 aa"));
-    QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    QVERIFY2(timer.elapsed() < inferlens::test::wallClockBudgetMs(5000),
+             qPrintable(QString::number(timer.elapsed()) + " ms"));
 }
 
 // Steps differ in cost, so a wall-clock limit ends what the step limit does not.
@@ -460,7 +462,8 @@ void TestJinja::boundsTime() {
         } catch (const JinjaError& error) {
             QVERIFY2(QString(error.what()).contains("more than 0.5"), error.what());
         }
-        QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+        QVERIFY2(timer.elapsed() < inferlens::test::wallClockBudgetMs(3000),
+                 qPrintable(QString::number(timer.elapsed()) + " ms"));
     };
     failsInTime(
         "{% for i in range(1000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}");
@@ -477,7 +480,8 @@ void TestJinja::lexesLongLinesInLinearTime() {
     QElapsedTimer timer;
     timer.start();
     QCOMPARE(render(source), std::string(40'000, '1'));
-    QVERIFY2(timer.elapsed() < 3000, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    QVERIFY2(timer.elapsed() < inferlens::test::wallClockBudgetMs(3000),
+             qPrintable(QString::number(timer.elapsed()) + " ms"));
     try {
         render(source + "{{ 1 / 0 }}");
         QFAIL("no error");
@@ -510,13 +514,29 @@ void TestJinja::conversationFromJsonMarksWhatPeopleTyped() {
 }
 
 // An iteration built a 12-entry loop object and a closure even when nothing used them: a million
-// empty iterations took 2.7 s here, now 0.2 s (the object is built only where `loop` is named).
+// empty iterations took 2.7 s here, as long as loops that name `loop`; now 0.2 s (the object is
+// built only where `loop` is named). Both kinds run here, so the comparison holds on a slow or
+// loaded machine and under sanitizers alike.
 void TestJinja::emptyLoopsAreCheap() {
-    QElapsedTimer timer;
-    timer.start();
-    QCOMPARE(render("{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}"),
-             std::string());
-    QVERIFY2(timer.elapsed() < 1500, qPrintable(QString::number(timer.elapsed()) + " ms"));
+    const auto millisecondsFor = [](const char* body) {
+        const std::string source =
+            std::string("{% for i in range(300) %}{% for j in range(1000) %}") + body +
+            "{% endfor %}{% endfor %}";
+        QElapsedTimer timer;
+        timer.start();
+        const std::string out = render(source);
+        const double milliseconds = timer.nsecsElapsed() / 1e6;
+        if (!out.empty())
+            qFatal("an empty loop rendered %s", out.c_str());
+        return milliseconds;
+    };
+    const double empty = millisecondsFor("");
+    const double namingLoop = millisecondsFor("{% if loop.last %}{% endif %}");
+    qInfo("300,000 iterations: %.0f ms empty, %.0f ms naming `loop`", empty, namingLoop);
+    QVERIFY2(empty < 0.5 * namingLoop,
+             qPrintable(QString("%1 ms vs %2 ms").arg(empty).arg(namingLoop)));
+    QVERIFY2(empty < inferlens::test::wallClockBudgetMs(1500) * 0.3,
+             qPrintable(QString::number(empty) + " ms"));
 }
 
 // Many strings and lists, each under the size limits, kept in a namespace: 100 copies of a

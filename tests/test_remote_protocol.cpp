@@ -2,6 +2,8 @@
 // shapes each project documents or defines in its source, labelled with where they come from.
 // Expected values are read off those documents by hand.
 
+#include <algorithm>
+
 #include <QTest>
 
 #include <cmath>
@@ -146,6 +148,23 @@ class TestRemoteProtocol : public QObject {
         const json vllm = completionBody(ServerFlavour::Vllm, request, std::string("x"));
         COMPARE_JSON(vllm.at("return_tokens_as_token_ids"), json(true));
         QVERIFY(!vllm.contains("post_sampling_probs"));
+    }
+
+    // GBNF is llama-server's dialect: only there is a grammar sent, elsewhere it is named as not
+    // carried rather than sent to a field that reads another dialect.
+    void grammarOnlyForLlamaServer() {
+        GenerationRequest request;
+        request.grammar = "root ::= \"yes\" | \"no\"";
+        COMPARE_JSON(
+            completionBody(ServerFlavour::LlamaServer, request, std::string("x")).at("grammar"),
+            json(*request.grammar));
+        for (const ServerFlavour other :
+             {ServerFlavour::Vllm, ServerFlavour::Sglang, ServerFlavour::GenericOpenAi}) {
+            QVERIFY(!chatCompletionBody(other, request, {}).contains("grammar"));
+            const auto dropped = settingsNotCarried(other, request);
+            QVERIFY(std::find(dropped.begin(), dropped.end(), "grammar") != dropped.end());
+        }
+        QVERIFY(settingsNotCarried(ServerFlavour::LlamaServer, request).empty());
     }
 
     // ---- answers ----

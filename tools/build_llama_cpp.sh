@@ -34,6 +34,9 @@
 #            AMX path (b4747's works on the Intel kind and is what makes it the stronger peer
 #            there); NO_AMX=1 switches it off as for the default source. Targets the source does
 #            not have (b4747 has no llama-completion) are skipped.
+#        tools/build_llama_cpp.sh --only llama-server
+#            build just that tool (and what it links), as scripts/test.sh does for the remote tests;
+#            a later call without --only builds the rest in the same folder.
 # Environment: JOBS (parallel compile jobs, default 2). Exit status 3 when the source cannot be
 # fetched (no package index), 1 on any other failure.
 set -euo pipefail
@@ -45,11 +48,13 @@ die() { echo "build_llama_cpp: $*" >&2; exit 1; }
 
 other_source=""
 name=""
+only=""
 while [ $# -gt 0 ]; do
     case "$1" in
     --source) other_source="$2"; shift 2 ;;
     --name) name="$2"; shift 2 ;;
-    *) die "unknown argument $1 (usage: tools/build_llama_cpp.sh [--source DIR --name NAME])" ;;
+    --only) only="$2"; shift 2 ;;
+    *) die "unknown argument $1 (usage: tools/build_llama_cpp.sh [--source DIR --name NAME] [--only TOOL])" ;;
     esac
 done
 [ -z "$other_source" ] || [ -n "$name" ] || die "--source needs --name"
@@ -65,7 +70,7 @@ print_outputs() {
     echo "$build/bin"
 }
 
-if [ -f "$build/.complete" ] && [ -z "${FORCE:-}" ]; then
+if [ -z "${FORCE:-}" ] && { [ -f "$build/.complete" ] || { [ -n "$only" ] && [ -x "$build/bin/$only" ]; }; }; then
     print_outputs
     exit 0
 fi
@@ -115,7 +120,10 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DC
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 
-rm -rf "$build"
+# A folder configured by an earlier --only call is built on; anything else starts afresh.
+if [ -n "${FORCE:-}" ] || [ ! -f "$build/.configured" ]; then
+    rm -rf "$build"
+fi
 mkdir -p "$build"
 echo "build_llama_cpp: configuring in $build ($machine)" >&2
 cmake -S "$source_dir" -B "$build" "${generator[@]}" "${launcher[@]}" \
@@ -127,11 +135,15 @@ cmake -S "$source_dir" -B "$build" "${generator[@]}" "${launcher[@]}" \
     -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF \
     -DCMAKE_RUNTIME_OUTPUT_DIRECTORY="$build/bin" -DCMAKE_LIBRARY_OUTPUT_DIRECTORY="$build/bin" \
     >"$build/configure.log" 2>&1 || { tail -30 "$build/configure.log" >&2; die "cmake configure failed (log: $build/configure.log)"; }
+touch "$build/.configured"
 
+wanted=(llama llama-cli llama-completion llama-server llama-bench llama-tokenize llama-quantize)
+[ -z "$only" ] || wanted=("$only")
 targets=()
-for target in llama llama-cli llama-completion llama-server llama-bench llama-tokenize llama-quantize; do
+for target in "${wanted[@]}"; do
     cmake --build "$build" --target help 2>/dev/null | grep -q "^$target:" && targets+=("$target")
 done
+[ ${#targets[@]} -gt 0 ] || die "this llama.cpp has no target ${wanted[*]}"
 echo "build_llama_cpp: building ${targets[*]} with $jobs jobs (a while on 2 cores; log: $build/build.log)" >&2
 cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$build/build.log" 2>&1 ||
     { tail -30 "$build/build.log" >&2; die "build failed (log: $build/build.log)"; }
@@ -147,5 +159,5 @@ fi
     echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); $machine"
     echo "built: $(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$build/VERSION"
-touch "$build/.complete"
+[ -n "$only" ] || touch "$build/.complete"
 print_outputs

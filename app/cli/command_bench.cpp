@@ -11,8 +11,10 @@
 #include "core/error.h"
 #include "device_choice.h"
 #include "evaluation/machine_limits.h"
+#include "generation_setup.h"
 #include "generator.h"
 #include "models/shape_presets.h"
+#include "remote_setup.h"
 #include "teaching/step_costs.h"
 
 namespace inferlens::cli {
@@ -93,10 +95,16 @@ BenchModel openBenchModel(const Arguments& args, const GeneratorOptions& options
 // a fraction of its own: decode's weight bytes per second of the read bandwidth, the prefill's
 // int8 operations per second (from the model's matrix shapes) of the kernel set's int8 peak.
 int runBench(const Words& words) {
-    const Arguments args(words,
-                         {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device",
-                          "attention", "kv-type", "window", "sinks", "synth", "dtype", "seed"},
-                         {"json", "capture-attention"});
+    const Arguments args(
+        words,
+        with(remoteValueOptions(),
+             {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device", "attention",
+              "kv-type", "window", "sinks", "synth", "dtype", "seed", "runs"}),
+        {"json", "capture-attention"});
+    if (const std::optional<int> code = runOnServer("bench", args))
+        return *code;
+    if (args.value("runs"))
+        throw UsageError("--runs is for --remote: a local bench runs once, in one process");
     const int64_t promptTokens = args.integer("prompt-tokens", 128);
     const int64_t genTokens = args.integer("gen-tokens", 32);
     if (promptTokens < 1 || genTokens < 1)

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "generation_setup.h"
+#include "remote_setup.h"
 #include "sampling/sampler.h"
 #include "token_printer.h"
 #include "tokenizer/chat_template.h"
@@ -19,8 +20,11 @@ namespace inferlens::cli {
 // cache keeps what the previous turns computed, so a turn prefills only its new tokens. A reply
 // ends at an end-of-turn token or where the model starts the template's next turn.
 int runChat(const Words& words) {
-    const Arguments args(words, with(generationValueOptions(), {"system", "template"}),
-                         generationFlags());
+    const Arguments args(
+        words, with(with(generationValueOptions(), {"system", "template"}), remoteValueOptions()),
+        generationFlags());
+    if (const std::optional<int> code = runOnServer("chat", args))
+        return *code;
     GenerationSetup setup(args);
     const ChatTemplateChoice choice =
         chooseChatTemplate(setup.model.files(), args.value("template").value_or(""));

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "decoding/beam_search.h"
 #include "generation_setup.h"
+#include "remote_setup.h"
 #include "sampling/sampler.h"
 #include "token_printer.h"
 #include "trace/trace_json.h"
@@ -93,8 +94,12 @@ int runBeamSearch(const Arguments& args, GenerationSetup& setup, const std::vect
 // with --json one object per step.
 int runGenerate(const Words& words) {
     const Arguments args(
-        words, with(generationValueOptions(), {"prompt", "beams", "nbest", "length-penalty"}),
+        words,
+        with(with(generationValueOptions(), {"prompt", "beams", "nbest", "length-penalty"}),
+             remoteValueOptions()),
         with(generationFlags(), {"json", "no-early-stopping"}));
+    if (const std::optional<int> code = runOnServer("generate", args))
+        return *code;
     const std::string prompt = args.required("prompt");
     GenerationSetup setup(args);
     const std::vector<int32_t> ids = setup.tokenizer.encode(prompt);

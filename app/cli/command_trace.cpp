@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "core/error.h"
 #include "generation_setup.h"
+#include "remote_setup.h"
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
 #include "token_printer.h"
@@ -55,8 +56,12 @@ std::function<bool(int64_t, int64_t)> attentionSelection(const std::string& spec
 // each layer, the selected attention blocks, the KV cache, the sampling trace, the finish.
 int runTrace(const Words& words) {
     const Arguments args(
-        words, with(generationValueOptions(), {"prompt", "system", "template", "attention", "out"}),
+        words,
+        with(with(generationValueOptions(), {"prompt", "system", "template", "attention", "out"}),
+             remoteValueOptions()),
         with(generationFlags(), {"chat"}));
+    if (const std::optional<int> code = runOnServer("trace", args))
+        return *code;
     const std::string text = args.required("prompt");
     GenerationSetup setup(args, /*attentionIsKernel=*/false);
     const PromptTokens prompt = tokenizePrompt(text, args, setup);

@@ -44,16 +44,17 @@ std::set<std::string> generationValueOptions() {
 namespace {
 
 // --logit-bias ID=V, with the id inside the vocabulary.
-std::pair<int32_t, float> logitBiasArgument(const std::string& text, int64_t tokenCount) {
+std::pair<int32_t, float> logitBiasArgument(const std::string& text,
+                                            std::optional<int64_t> tokenCount) {
     std::pair<int32_t, float> bias;
     try {
         bias = parseLogitBias(text);
     } catch (const Error& error) {
         throw UsageError(std::string("--") + error.what());
     }
-    if (bias.first >= tokenCount)
+    if (tokenCount && bias.first >= *tokenCount)
         throw UsageError("--logit-bias " + text + ": the id is outside the vocabulary (0 … " +
-                         std::to_string(tokenCount - 1) + ")");
+                         std::to_string(*tokenCount - 1) + ")");
     return bias;
 }
 
@@ -87,16 +88,20 @@ std::set<std::string> with(std::set<std::string> names, std::initializer_list<co
     return names;
 }
 
+std::set<std::string> with(std::set<std::string> names, const std::set<std::string>& more) {
+    names.insert(more.begin(), more.end());
+    return names;
+}
+
 GeneratorOptions GenerationSetup::optionsFrom(const Arguments& args, bool attentionIsKernel) {
     GeneratorOptions options = backendOptions(args, attentionIsKernel);
     options.useKvCache = !args.flag("no-cache");
     return options;
 }
 
-GenerationSetup::GenerationSetup(const Arguments& args, bool attentionIsKernel)
-    : generator(optionsFrom(args, attentionIsKernel)),
-      model(openModel(args.modelPath(), generator)),
-      tokenizer(model.files()) {
+SamplingFlags samplingFlagsFrom(const Arguments& args, std::optional<int64_t> tokenCount) {
+    SamplingFlags flags;
+    SamplingParams& sampling = flags.sampling;
     sampling.seed = uint64_t(args.integer("seed", 0));
     sampling.temperature = float(args.number("temperature", sampling.temperature));
     sampling.topK = int32_t(args.integer("top-k", sampling.topK));
@@ -107,7 +112,7 @@ GenerationSetup::GenerationSetup(const Arguments& args, bool attentionIsKernel)
     sampling.frequencyPenalty = float(args.number("frequency-penalty", sampling.frequencyPenalty));
     sampling.presencePenalty = float(args.number("presence-penalty", sampling.presencePenalty));
     for (const std::string& bias : args.values("logit-bias"))
-        sampling.logitBias.push_back(logitBiasArgument(bias, tokenizer.tokenCount()));
+        sampling.logitBias.push_back(logitBiasArgument(bias, tokenCount));
     sampling.bannedTexts = args.values("ban");
     sampling.minNewTokens = int32_t(args.integer("min-tokens", 0));
     if (args.value("grammar") && args.value("json-schema"))
@@ -117,13 +122,24 @@ GenerationSetup::GenerationSetup(const Arguments& args, bool attentionIsKernel)
     if (const auto path = args.value("json-schema"))
         sampling.grammar = grammarFromJsonSchema(readTextFile(*path, "JSON schema"));
     validate(sampling);
-    stopStrings = args.values("stop");
-    for (const std::string& stop : stopStrings)
+    flags.stopStrings = args.values("stop");
+    for (const std::string& stop : flags.stopStrings)
         if (stop.empty())
             throw UsageError("--stop needs a non-empty text");
-    maxTokens = args.integer("max-tokens", maxTokens);
-    if (maxTokens < 1)
+    flags.maxTokens = args.integer("max-tokens", flags.maxTokens);
+    if (flags.maxTokens < 1)
         throw UsageError("--max-tokens must be at least 1");
+    return flags;
+}
+
+GenerationSetup::GenerationSetup(const Arguments& args, bool attentionIsKernel)
+    : generator(optionsFrom(args, attentionIsKernel)),
+      model(openModel(args.modelPath(), generator)),
+      tokenizer(model.files()) {
+    SamplingFlags flags = samplingFlagsFrom(args, tokenizer.tokenCount());
+    sampling = std::move(flags.sampling);
+    stopStrings = std::move(flags.stopStrings);
+    maxTokens = flags.maxTokens;
 }
 
 Sampler GenerationSetup::makeSampler(std::vector<int32_t> stopIds) const {

@@ -3,6 +3,7 @@
 // parameters and the generator options, all from the common flags.
 
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,6 +25,15 @@ namespace inferlens::cli {
 std::set<std::string> generationValueOptions();
 // --no-cache
 std::set<std::string> generationFlags();
+
+// The sampling flags, --stop and --max-tokens, read without a model: `tokenCount`, when known,
+// bounds the ids of --logit-bias (a server checks them itself).
+struct SamplingFlags {
+    SamplingParams sampling;
+    std::vector<std::string> stopStrings;  // --stop: end the generation there, not printed
+    int64_t maxTokens = 256;
+};
+SamplingFlags samplingFlagsFrom(const Arguments& args, std::optional<int64_t> tokenCount);
 
 struct GenerationSetup {
     // `attentionIsKernel`: --attention chooses the attention kernel (trace's chooses the heads to
@@ -65,5 +75,6 @@ void requirePromptFits(std::span<const int32_t> ids, const Generator& generator)
 
 // A set of option names plus more.
 std::set<std::string> with(std::set<std::string> names, std::initializer_list<const char*> more);
+std::set<std::string> with(std::set<std::string> names, const std::set<std::string>& more);
 
 }  // namespace inferlens::cli

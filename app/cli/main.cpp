@@ -89,6 +89,15 @@ RUN:      --max-tokens N --ctx-size N --threads N (0: all cores) --device cpu|cu
           default 4, and the last W; generation runs on past the context, in bounded memory)
           --stop TEXT (end the generation where TEXT appears; it is not printed)
 
+REMOTE:   --remote URL [--remote-model NAME] [--api-key-file FILE] [--ca-file PEM]
+          generate, chat, trace and bench run on a server that speaks the OpenAI API
+          (llama-server, vLLM, SGLang, ...) instead of a local model: the server's tokenizer,
+          chat template and context; the sampling trace from its top log-probabilities (the
+          unknown tail's mass kept as such); step times from the tokens' arrival. The API key
+          is read from FILE's first line or INFERLENS_API_KEY, never from the command line.
+          Flags of a local model (--model, --device, --kv-type, --beams, ...) are refused;
+          settings the server does not take are named on stderr. bench --runs N: medians.
+
 exit codes: 0 success, 1 the work failed (the reason is printed), 2 wrong usage.
 )";
 

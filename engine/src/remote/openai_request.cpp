@@ -72,6 +72,7 @@ json commonFields(ServerFlavour flavour, const GenerationRequest& request) {
             body["post_sampling_probs"] = true;
         if (request.timingsPerToken)
             body["timings_per_token"] = true;
+        setIfPresent(body, "grammar", request.grammar);
     }
     if (flavour == ServerFlavour::Vllm && request.tokensAsIds)
         body["return_tokens_as_token_ids"] = true;
@@ -118,6 +119,8 @@ std::vector<std::string> settingsNotCarried(ServerFlavour flavour,
             dropped.push_back("post_sampling_probs");
         if (request.timingsPerToken)
             dropped.push_back("timings_per_token");
+        if (request.grammar)
+            dropped.push_back("grammar");
     }
     if (flavour != ServerFlavour::Vllm && request.tokensAsIds)
         dropped.push_back("return_tokens_as_token_ids");

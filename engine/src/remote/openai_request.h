@@ -9,6 +9,7 @@
 //   top-N logprobs       chat: logprobs + top_logprobs; completions: logprobs: N
 //                                       the same, and n_probs: N (its native name)
 //   logit_bias           {"id": bias}   [[id, bias], ...]      {"id": bias}
+//   GBNF grammar         (none)         grammar                (none: other dialects)
 //
 // llama-server b4747 reads logit_bias only as an array of [id, bias] pairs (server.cpp,
 // params_from_json_cmpl); later versions accept both. llama-server reports no probabilities at all
@@ -52,6 +53,9 @@ struct GenerationRequest {
     std::optional<int64_t> seed;
     std::vector<std::string> stop;
     std::vector<std::pair<int32_t, double>> logitBias;  // token id, bias added to its logit
+    // A GBNF grammar the output must follow: llama-server's "grammar" (its own dialect, which the
+    // engine's grammar/ reads too); the other servers' grammar fields take other dialects.
+    std::optional<std::string> grammar;
     // How many alternatives to report with each generated token's own log-probability.
     std::optional<int> topLogprobs;
     // llama-server: probabilities after its sampling chain instead of the model's softmax.

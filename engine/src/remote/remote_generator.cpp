@@ -68,6 +68,8 @@ GenerationRequest requestFor(const RemoteConnection& connection, const RemoteSet
     request.seed = int64_t(p.seed);
     request.stop = settings.stop;
     request.logitBias = sendableBias(p.logitBias);
+    if (!p.grammar.empty())
+        request.grammar = p.grammar;
     // At least one, so that llama-server reports the chosen token's own probability.
     request.topLogprobs = std::clamp(p.traceTopN, 1, kMostTopLogprobs);
     request.timingsPerToken = connection.flavour() == ServerFlavour::LlamaServer;
@@ -141,14 +143,14 @@ std::vector<std::string> samplingNotCarried(ServerFlavour flavour, const Samplin
         asked.minP = params.minP;
     if (params.repetitionPenalty != 1)
         asked.repetitionPenalty = params.repetitionPenalty;
+    if (!params.grammar.empty())
+        asked.grammar = params.grammar;
     for (const std::string& name : settingsNotCarried(flavour, asked))
         missing.push_back(name);
     if (!params.bannedTexts.empty())
         missing.push_back("banned texts");
     if (params.minNewTokens > 0)
         missing.push_back("minimum new tokens");
-    if (!params.grammar.empty())
-        missing.push_back("grammar");
     if (params.penaltyLastN != SamplingParams{}.penaltyLastN)
         missing.push_back("penalty window");
     return missing;
@@ -219,6 +221,8 @@ RemoteGeneration RemoteGenerator::run(std::string_view path, const nlohmann::jso
         result.text += update.text;
         for (const GeneratedToken& token : update.tokens)
             arrived(token);
+        if (textSink_ && !update.text.empty())
+            textSink_(update.text);
         if (update.finishReason)
             finishReason = update.finishReason;
         if (update.usage) {
@@ -232,33 +236,43 @@ RemoteGeneration RemoteGenerator::run(std::string_view path, const nlohmann::jso
     const std::string text = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     const std::atomic<bool>* cancel = control_ != nullptr ? &control_->cancelFlag() : nullptr;
     bool cancelled = false;
-    if (settings.stream) {
-        SseParser parser;
-        cancelled = connection_.client()
-                        .postStream(
-                            path, text,
-                            [&](std::string_view bytes) {
-                                for (const SseEvent& event : parser.feed(bytes)) {
-                                    const std::optional<CompletionUpdate> update =
-                                        parseStreamEvent(event, options);
-                                    if (!update)
-                                        return false;  // [DONE]
-                                    take(*update);
-                                }
-                                return true;
-                            },
-                            cancel)
-                        .cancelled;
-        if (!cancelled && !parser.done() && !finishReason)
-            throw RemoteError(RemoteErrorKind::ConnectionLost,
-                              "the server's answer ended before it was complete (no [DONE] and no "
-                              "finish reason): " +
-                                  std::to_string(result.tokens.size()) + " tokens arrived");
-    } else {
-        const HttpResponse response = connection_.client().postJson(path, text, cancel);
-        cancelled = response.cancelled;
-        if (!cancelled)
-            take(parseCompletionUpdate(response.body, options));
+    try {
+        if (settings.stream) {
+            SseParser parser;
+            cancelled = connection_.client()
+                            .postStream(
+                                path, text,
+                                [&](std::string_view bytes) {
+                                    for (const SseEvent& event : parser.feed(bytes)) {
+                                        const std::optional<CompletionUpdate> update =
+                                            parseStreamEvent(event, options);
+                                        if (!update)
+                                            return false;  // [DONE]
+                                        take(*update);
+                                    }
+                                    return true;
+                                },
+                                cancel)
+                            .cancelled;
+            if (!cancelled && !parser.done() && !finishReason)
+                throw RemoteError(RemoteErrorKind::ConnectionLost,
+                                  "the server's answer ended before it was complete (no [DONE] "
+                                  "and no finish reason)");
+        } else {
+            const HttpResponse response = connection_.client().postJson(path, text, cancel);
+            cancelled = response.cancelled;
+            if (!cancelled)
+                take(parseCompletionUpdate(response.body, options));
+        }
+    } catch (const RemoteError& error) {
+        // Every probe has seen the tokens that came: say how many, for the person to know that
+        // the answer so far stays.
+        if (result.tokens.empty())
+            throw;
+        throw RemoteError(error.kind(),
+                          std::string(error.what()) + "; " + std::to_string(result.tokens.size()) +
+                              " tokens arrived before",
+                          error.httpStatus());
     }
     result.reason = finishReasonOf(finishReason, cancelled);
     probes_->finished(FinishedEvent{result.reason, int64_t(result.tokens.size())});

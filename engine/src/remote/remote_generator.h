@@ -14,8 +14,10 @@
 // Layers, attention, hidden states and the KV cache stay on the server: no such events come.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "generation_control.h"
@@ -90,6 +92,10 @@ class RemoteGenerator {
     explicit RemoteGenerator(const RemoteConnection& connection, ProbeSet* probes = nullptr,
                              GenerationControl* control = nullptr);
 
+    // Called with the answer's text as it arrives, in the pieces the server sends (whole UTF-8
+    // characters): for printing while the answer streams.
+    void onText(std::function<void(std::string_view)> sink) { textSink_ = std::move(sink); }
+
     // /v1/chat/completions: the server applies its chat template.
     RemoteGeneration chat(const std::vector<ChatMessage>& messages, const RemoteSettings& settings);
     // /v1/completions: `prompt` continued as it is.
@@ -104,6 +110,7 @@ class RemoteGenerator {
     ProbeSet noProbes_;
     ProbeSet* probes_;
     GenerationControl* control_;
+    std::function<void(std::string_view)> textSink_;
 };
 
 }  // namespace inferlens::remote
