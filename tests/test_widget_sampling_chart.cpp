@@ -56,6 +56,14 @@ SamplingStep poemStep() {
     return step;
 }
 
+// The legend's entries (its grid may hold empty cells when it wraps into rows).
+int legendEntries(const SamplingChartWidget& chart) {
+    int entries = 0;
+    for (int i = 0; i < chart.legend->itemCount(); ++i)
+        entries += chart.legend->item(i) != nullptr;
+    return entries;
+}
+
 void fillHistory(SamplingChartWidget& chart) {
     for (int step = 0; step < 40; ++step) {
         chart.appendHistory(step, 2.5 - step * 0.04, 0.2 + step * 0.015);
@@ -240,6 +248,38 @@ class TestWidgetSamplingChart : public QObject {
             });
             QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join('\n')));
         }
+    }
+
+    // A server's step (remote/): only the raw bars, and after them one hatched bar for the rest
+    // of the vocabulary with its unknown mass; switching back to a local step restores the stages.
+    void aServerStepDrawsItsUnknownTail() {
+        SamplingStep step = makeStep(5, 5, 1);
+        double known = 0;
+        for (SamplingCandidate& candidate : step.candidates) {
+            candidate.probability = {candidate.probability[kStageRaw] * 0.6f, 0, 0, 0};
+            known += candidate.probability[kStageRaw];
+        }
+        step.fromServer = true;
+        step.unknownMass = 1 - known;
+        SamplingChartWidget chart;
+        chart.resize(700, 400);
+        chart.setStep(step);
+        chart.replot();
+        QCOMPARE(chart.barCount(), 5);
+        QVERIFY(chart.unknownTailValue());
+        QCOMPARE(*chart.unknownTailValue(), step.unknownMass);
+        QVERIFY2(chart.titleText().contains("unknown"), qPrintable(chart.titleText()));
+        QCOMPARE(chart.cumulativeMass(4), known);
+        QCOMPARE(legendEntries(chart), 3);  // raw, the rest, cumulative
+        QVERIFY(!chart.cutoffLineX());
+        const QStringList problems = layout_checks::problemsAtEverySize(chart, [&] {
+            return std::vector<QRect>{chart.dataArea(), chart.historyArea()};
+        });
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join('\n')));
+
+        chart.setStep(makeStep(5, 3, 1));
+        QVERIFY(!chart.unknownTailValue());
+        QCOMPARE(legendEntries(chart), 5);  // four stages and cumulative
     }
 
     // With a data area of 360 × 220 px or more every one of the twelve candidates is labelled.

@@ -75,6 +75,10 @@ struct SamplingStep {
     int chosenIndex = -1;                       // the drawn token's row, −1 if not in the list
     double entropy = 0;                         // of the distribution drawn from, in nats
     float chosenProbability = 0;                // final probability of the drawn token
+    // A step a server reported (remote/): only the raw probabilities of its top-N candidates are
+    // known, and the rest of the vocabulary is one mass whose split nobody told us.
+    bool fromServer = false;
+    double unknownMass = 0;
 };
 
 // The KV cache after a step. The context limit (tokens) is set on the chart separately.

@@ -22,6 +22,7 @@ const QColor kCutoff(0xC0, 0x30, 0x30);
 const QColor kChosenBand(0xFF, 0xD5, 0x4F, 90);
 const QColor kEntropy(0x6A, 0x3D, 0x9A);
 const QColor kChosenProbability(0xE6, 0x8A, 0x1E);
+const QColor kUnknownTail(0x90, 0x90, 0x90);
 
 // Rows of the plot layout.
 constexpr int kTitleRow = 0, kLegendRow = 1, kBarsRow = 2, kHistoryLegendRow = 3, kHistoryRow = 4;
@@ -54,6 +55,13 @@ SamplingChartWidget::SamplingChartWidget(QWidget* parent) : QCustomPlot(parent) 
         bars->addToLegend();
         bars_[size_t(stage)] = bars;
     }
+    // A server's step: the mass outside the top-N it listed, hatched, after the candidates.
+    unknownTail_ = new QCPBars(xAxis, yAxis);
+    unknownTail_->setName(tr("rest of the vocabulary (split unknown)"));
+    unknownTail_->setWidth(0.6);
+    unknownTail_->setPen(QPen(kUnknownTail.darker(130)));
+    unknownTail_->setBrush(QBrush(kUnknownTail, Qt::BDiagPattern));
+    unknownTail_->setVisible(false);
     cumulative_ = addGraph(xAxis, yAxis2);
     cumulative_->setName(tr("cumulative mass"));
     cumulative_->setPen(QPen(kCumulative, 1.5));
@@ -203,6 +211,22 @@ void SamplingChartWidget::mousePressEvent(QMouseEvent* event) {
 
 void SamplingChartWidget::applyStep() {
     const int shown = std::min(int(step_.candidates.size()), topN_);
+    // A server reports the raw stage only: the other stages' bars and their legend entries go,
+    // and the raw bars take the whole slot.
+    const bool server = step_.fromServer;
+    for (int stage = 0; stage < kSamplingStageCount; ++stage) {
+        QCPBars* bars = bars_[size_t(stage)];
+        const bool drawn = !server || stage == kStageRaw;
+        bars->setVisible(drawn);
+        if (drawn != legend->hasItemWithPlottable(bars))
+            drawn ? bars->addToLegend() : bars->removeFromLegend();
+        bars->setBarsGroup(server ? nullptr : group_);
+        bars->setWidth(server ? 0.6 : 0.2);
+    }
+    unknownTail_->setVisible(server);
+    if (server != legend->hasItemWithPlottable(unknownTail_))
+        server ? unknownTail_->addToLegend() : unknownTail_->removeFromLegend();
+    const int stageOfMass = server ? kStageRaw : kStageTemperature;
     QVector<double> keys(shown);
     std::array<QVector<double>, kSamplingStageCount> values;
     for (auto& v : values) {
@@ -220,7 +244,7 @@ void SamplingChartWidget::applyStep() {
             highest = std::max(highest, double(candidate.probability[size_t(stage)]));
         }
         // Top-p reads this curve: it keeps candidates until their mass reaches p.
-        mass += candidate.probability[kStageTemperature];
+        mass += candidate.probability[size_t(stageOfMass)];
         cumulative[i] = mass;
         QString label = visibleWhitespace(candidate.label);
         if (label.size() > 10) {
@@ -232,9 +256,15 @@ void SamplingChartWidget::applyStep() {
         bars_[size_t(stage)]->setData(keys, values[size_t(stage)], true);
     }
     cumulative_->setData(keys, cumulative, true);
+    unknownTail_->setData(QVector<double>{double(shown)}, QVector<double>{step_.unknownMass}, true);
+    if (server) {
+        keys.push_back(shown);
+        labels.push_back(tr("rest"));
+        highest = std::max(highest, step_.unknownMass);
+    }
     candidateLabels_ = labels;
     labelTicker_->setTicks(keys, labels);
-    xAxis->setRange(-0.6, std::max(shown, 1) - 0.4);
+    xAxis->setRange(-0.6, std::max(int(keys.size()), 1) - 0.4);
     yAxis->setRange(0, std::clamp(highest * 1.15, 0.05, 1.0));
 
     // The texts of these two are placed at each replot (placeMarkers), where the room is known.
@@ -252,12 +282,20 @@ void SamplingChartWidget::applyStep() {
         chosenBand_->bottomRight->setCoords(step_.chosenIndex + 0.45, 1);
     }
 
-    QString title = tr("Step %1 · entropy %2 nats · chosen p = %3 · %4 kept, nucleus mass %5")
-                        .arg(step_.step)
-                        .arg(step_.entropy, 0, 'f', 3)
-                        .arg(double(step_.chosenProbability), 0, 'f', 3)
-                        .arg(step_.cutoffIndex)
-                        .arg(step_.nucleusMass, 0, 'f', 3);
+    QString title =
+        server ? tr("Step %1 · the server's top %2 hold %3 of the probability, the rest (%4) is "
+                    "unknown · chosen p = %5 (before the server's sampling)")
+                     .arg(step_.step)
+                     .arg(shown)
+                     .arg(1 - step_.unknownMass, 0, 'f', 3)
+                     .arg(step_.unknownMass, 0, 'f', 3)
+                     .arg(double(step_.chosenProbability), 0, 'f', 3)
+               : tr("Step %1 · entropy %2 nats · chosen p = %3 · %4 kept, nucleus mass %5")
+                     .arg(step_.step)
+                     .arg(step_.entropy, 0, 'f', 3)
+                     .arg(double(step_.chosenProbability), 0, 'f', 3)
+                     .arg(step_.cutoffIndex)
+                     .arg(step_.nucleusMass, 0, 'f', 3);
     if (step_.chosenIndex < 0 || step_.chosenIndex >= shown) {
         title += tr(" · chosen token not among the %1 shown").arg(shown);
     }
@@ -513,6 +551,12 @@ std::optional<double> SamplingChartWidget::chosenBandX() const {
         return std::nullopt;
     }
     return (chosenBand_->topLeft->coords().x() + chosenBand_->bottomRight->coords().x()) / 2;
+}
+
+std::optional<double> SamplingChartWidget::unknownTailValue() const {
+    if (!unknownTail_->visible() || unknownTail_->data()->isEmpty())
+        return std::nullopt;
+    return unknownTail_->data()->at(0)->value;
 }
 
 double SamplingChartWidget::cumulativeMass(int index) const {

@@ -43,6 +43,9 @@ class SamplingChartWidget : public QCustomPlot {
     std::optional<double> cutoffLineX() const;
     // The x of the chosen token's highlight band when it is drawn.
     std::optional<double> chosenBandX() const;
+    // A server's step: the bar after the candidates that stands for the rest of the vocabulary
+    // (its unknown mass), when it is drawn.
+    std::optional<double> unknownTailValue() const;
     // The cumulative mass curve's value at a candidate.
     double cumulativeMass(int index) const;
     // The chart's title, with its line about masked tokens.
@@ -90,6 +93,7 @@ class SamplingChartWidget : public QCustomPlot {
     std::array<QCPBars*, kSamplingStageCount> bars_{};
     QCPBarsGroup* group_ = nullptr;
     QCPGraph* cumulative_ = nullptr;
+    QCPBars* unknownTail_ = nullptr;
     QCPItemStraightLine* cutoffLine_ = nullptr;
     QCPItemText* cutoffText_ = nullptr;
     QCPItemRect* chosenBand_ = nullptr;

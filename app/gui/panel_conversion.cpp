@@ -99,6 +99,11 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
         trace.chosenRank < int64_t(trace.candidates.size()) ? int(trace.chosenRank) : -1;
     snapshot.entropy = trace.entropyAfter(kFinalSamplingStage);
     snapshot.chosenProbability = trace.chosenProbability;
+    if (trace.server) {
+        snapshot.fromServer = true;
+        snapshot.unknownMass = std::max(0.0, 1.0 - trace.server->knownMass);
+        snapshot.cutoffIndex = int(snapshot.candidates.size());
+    }
     return snapshot;
 }
 
