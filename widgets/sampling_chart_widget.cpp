@@ -491,7 +491,9 @@ void SamplingChartWidget::appendHistory(int step, double entropy, double chosenP
     entropyGraph_->addData(step, entropy);
     chosenGraph_->addData(step, chosenProbability);
     bool found = false;
-    const QCPRange steps = entropyGraph_->data()->keyRange(found);
+    // From the chosen token's curve: a server's steps have no entropy (NaN), and a curve's key
+    // range leaves NaN values out.
+    const QCPRange steps = chosenGraph_->data()->keyRange(found);
     historyRect_->axis(QCPAxis::atBottom)
         ->setRange(steps.lower, std::max(steps.upper, steps.lower + 1));
     const QCPRange entropies = entropyGraph_->data()->valueRange(found);

@@ -18,6 +18,11 @@
 #include "models/memory_estimate.h"
 #include "models/model.h"
 #include "panel_conversion.h"
+#ifdef INFERLENS_HAVE_REMOTE
+#include "remote/remote_error.h"
+#include "remote/remote_generator.h"
+#include "remote_answer.h"
+#endif
 #include "sampling/sampler.h"
 #include "sampling/sampler_chooser.h"
 #include "sampling/stop_strings.h"
@@ -278,13 +283,99 @@ void EngineWorker::loadModel(const QString& path, qint64 contextSize, const QStr
         probe_ = std::make_unique<GuiProbe>(*tokenizer_, summary.layers, summary.heads,
                                             std::move(sinks));
         probe_->selectHead(selectedLayer_, selectedHead_);
+        remote_.reset();  // answers come from this model again
         emit modelLoaded(summary);
     } catch (const std::exception& error) {
         emit modelFailed(exceptionMessage(error));
     }
 }
 
+void EngineWorker::connectToServer(const QString& url, const QString& model, const QString& apiKey,
+                                   const QString& caFile) {
+#ifdef INFERLENS_HAVE_REMOTE
+    try {
+        remote::HttpOptions options;
+        options.baseUrl = url.trimmed().toStdString();
+        options.apiKey = apiKey.trimmed().toStdString();
+        options.caBundlePath = caFile.toStdString();
+        auto connection =
+            std::make_unique<remote::RemoteConnection>(std::move(options), model.toStdString());
+        ModelSummary summary;
+        summary.remote = true;
+        summary.path = QString::fromStdString(connection->model());
+        summary.architecture = QString::fromUtf8(remote::flavourName(connection->flavour()));
+        summary.device = url.trimmed();
+        summary.contextLength = summary.contextSize = connection->contextLength().value_or(0);
+        summary.chatTemplate = tr("the server's");
+        summary.chatTemplateDescription = tr("the server's own chat template");
+        remote_ = std::move(connection);
+        emit modelLoaded(summary);
+    } catch (const std::exception& error) {
+        emit connectFailed(exceptionMessage(error));
+    }
+#else
+    Q_UNUSED(url);
+    Q_UNUSED(model);
+    Q_UNUSED(apiKey);
+    Q_UNUSED(caFile);
+    emit connectFailed(tr("this build has no remote client (INFERLENS_REMOTE=OFF)"));
+#endif
+}
+
+void EngineWorker::answerOnServer(const QList<ChatTurn>& conversation, int maxNewTokens) {
+#ifdef INFERLENS_HAVE_REMOTE
+    QString answer;
+    try {
+        std::vector<remote::ChatMessage> messages;
+        for (const ChatTurn& turn : conversation)
+            messages.push_back({turn.user ? "user" : "assistant", turn.text.toStdString()});
+        remote::RemoteSettings settings;
+        {
+            const std::lock_guard lock(samplingMutex_);
+            settings.sampling = sampling_;
+            settings.stop = stopStrings_;
+            samplingChanged_ = false;
+        }
+        settings.maxTokens = maxNewTokens;
+        const std::vector<std::string> dropped =
+            remote::samplingNotCarried(remote_->flavour(), settings.sampling);
+        if (!dropped.empty()) {
+            QStringList names;
+            for (const std::string& name : dropped)
+                names << QString::fromStdString(name);
+            emit notice(tr("The server does not take these settings, which are left out: %1")
+                            .arg(names.join(QStringLiteral(", "))));
+        }
+        RemoteAnswerSinks sinks;
+        sinks.tokenized = [this](std::vector<widgets::TokenChip> c) { emit tokenized(c); };
+        sinks.sampling = [this](widgets::SamplingStep s) { emit sampling(s); };
+        sinks.token = [this, &answer](widgets::TokenChip chip, QString text) {
+            answer += text;
+            emit tokenGenerated(chip, text);
+        };
+        sinks.timing = [this](widgets::LoopTiming t) { emit loopTiming(t); };
+        sinks.notice = [this](QString message) { emit notice(message); };
+        control_.clearCancel();
+        const RemoteAnswer result =
+            gui::answerOnServer(*remote_, messages, settings, control_, sinks);
+        emit promptTimed(0, result.promptTokens, result.firstTokenMs);
+        emit generationFinished(result.text, QString::fromUtf8(finishReasonName(result.reason)),
+                                true);
+    } catch (const std::exception& error) {
+        // What streamed before the failure stays in the answer; the message says what happened.
+        emit generationFinished(answer, exceptionMessage(error), false);
+    }
+#else
+    Q_UNUSED(conversation);
+    Q_UNUSED(maxNewTokens);
+#endif
+}
+
 void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewTokens) {
+    if (remote_) {
+        answerOnServer(conversation, maxNewTokens);
+        return;
+    }
     if (!model_) {
         emit generationFinished({}, tr("no model is loaded"), false);
         return;

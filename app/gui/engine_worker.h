@@ -34,6 +34,10 @@ class Model;
 class Tokenizer;
 }  // namespace inferlens
 
+namespace inferlens::remote {
+class RemoteConnection;
+}
+
 namespace inferlens::gui {
 
 // What the model bar shows once a model is loaded.
@@ -46,12 +50,15 @@ struct ModelSummary {
     qint64 contextSize = 0;    // what a generation here may use (the KV cache's capacity)
     int layers = 0;
     int heads = 0;
-    QString device;      // where it runs: "CPU (8 threads)", "cuda:0 (NVIDIA …)"
-    QString deviceNote;  // why it runs on the CPU although a GPU was asked for; empty otherwise
-    QString chatTemplate;             // its name: "chatglm2", "model's own Jinja"
+    QString device;        // where it runs: "CPU (8 threads)", "cuda:0 (NVIDIA …)"
+    QString deviceNote;    // why it runs on the CPU although a GPU was asked for; empty otherwise
+    QString chatTemplate;  // its name: "chatglm2", "model's own Jinja"
     QString chatTemplateDescription;  // and the fallback, or why the model's own is not used
-    ModelConfig config;         // for the teaching views' shapes and costs
-    double bytesPerWeight = 2;  // the weights' bytes over the parameter count
+    ModelConfig config;               // for the teaching views' shapes and costs
+    double bytesPerWeight = 2;        // the weights' bytes over the parameter count
+    // A model on a server (connectToServer): `path` is its name there, `device` the server, and
+    // only the chat, the tokens and the sampling panels have something to show.
+    bool remote = false;
 };
 
 // What loading a model will take, known once its files are validated and before the weights are
@@ -171,6 +178,12 @@ class EngineWorker : public QObject {
     // contextSize 0: the model's own, at most 4,096 tokens. `device`: "cpu", "cuda" or "cuda:N";
     // a GPU that cannot take the model leaves it on the CPU (ModelSummary::deviceNote says why).
     void loadModel(const QString& path, qint64 contextSize, const QString& device);
+    // A model that a server serves through the OpenAI-compatible API (llama-server, vLLM,
+    // SGLang): answers go there from now on, until a local model is loaded. `model` empty: the
+    // server's first; `apiKey` is kept in memory only. Answered by modelLoaded (remote) or
+    // connectFailed.
+    void connectToServer(const QString& url, const QString& model, const QString& apiKey,
+                         const QString& caFile);
     void generate(const QList<inferlens::gui::ChatTurn>& conversation, int maxNewTokens);
     // What-if: the last generation up to sampling step `samplingStep`, `forcedId` instead of the
     // token that step chose, then generation continues from there (a branch; the panels show it
@@ -193,6 +206,7 @@ class EngineWorker : public QObject {
     void loadProgress(qint64 done, qint64 total);
     void modelLoaded(const inferlens::gui::ModelSummary& summary);
     void modelFailed(const QString& message);
+    void connectFailed(const QString& message);
     // Something the user should know that is not an error (e.g. old rounds left out of a prompt).
     void notice(const QString& message);
     void tokenized(const std::vector<inferlens::widgets::TokenChip>& chips);
@@ -230,6 +244,8 @@ class EngineWorker : public QObject {
     void cacheCompared(const inferlens::gui::CacheComparisonSummary& summary);
 
   private:
+    // generate() on the server connected to.
+    void answerOnServer(const QList<ChatTurn>& conversation, int maxNewTokens);
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
     void run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens);
     // run() by beam search (the sampling panel's settings do not apply).
@@ -245,6 +261,7 @@ class EngineWorker : public QObject {
     void retain(std::shared_ptr<const RetainedStep> step);
 
     std::unique_ptr<Model> model_;
+    std::unique_ptr<remote::RemoteConnection> remote_;  // answers go there while it is set
     // Where the model runs; kept across generations (on a GPU, making it uploads the weights).
     std::shared_ptr<ForwardBackend> backend_;
     std::shared_ptr<Tokenizer> tokenizer_;

@@ -55,10 +55,15 @@
 #include "sampling_summary_view.h"
 #include "stall_monitor.h"
 #include "teaching_views.h"
+#include "token_arrival_widget.h"
 #include "token_strip_widget.h"
 #include "tour_panel.h"
 #include "trace_player.h"
+#include "unavailable_note.h"
 #include "workspace_layouts.h"
+#ifdef INFERLENS_HAVE_REMOTE
+#include "connect_dialog.h"
+#endif
 
 namespace inferlens::gui {
 
@@ -122,6 +127,7 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     });
     connect(worker, &EngineWorker::modelLoaded, this, &MainWindow::onModelLoaded);
     connect(worker, &EngineWorker::modelFailed, this, &MainWindow::onModelFailed);
+    connect(worker, &EngineWorker::connectFailed, this, &MainWindow::onConnectFailed);
     connect(worker, &EngineWorker::notice, this,
             [this](const QString& message) { statusBar()->showMessage(message, 20000); });
     connect(worker, &EngineWorker::tokenized, this, &MainWindow::onTokenized);
@@ -143,11 +149,16 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     connect(worker, &EngineWorker::loopTiming, this, &MainWindow::onLoopTiming);
     connect(worker, &EngineWorker::promptTimed, this,
             [this](qint64 cached, qint64 total, double firstTokenMs) {
-                promptTiming_ = tr("%1 of %2 prompt tokens from the KV cache, first token after "
-                                   "%3 ms")
-                                    .arg(cached)
-                                    .arg(total)
-                                    .arg(firstTokenMs, 0, 'f', 1);
+                promptTiming_ =
+                    model_ && model_->remote
+                        ? tr("%1 prompt tokens, first token after %2 ms (network included)")
+                              .arg(total)
+                              .arg(firstTokenMs, 0, 'f', 1)
+                        : tr("%1 of %2 prompt tokens from the KV cache, first token after "
+                             "%3 ms")
+                              .arg(cached)
+                              .arg(total)
+                              .arg(firstTokenMs, 0, 'f', 1);
             });
     connect(worker, &EngineWorker::generationFinished, this, &MainWindow::onGenerationFinished);
     connect(worker, &EngineWorker::beamSearchStarted, this, [this](int width) {
@@ -181,6 +192,11 @@ MainWindow::MainWindow(StartupOptions options, QWidget* parent)
     if (!options_.trace.isEmpty()) {  // a replay needs no model
         updateModelLabel();
         openTrace(options_.trace);
+        return;
+    }
+    if (!options_.remote.isEmpty()) {
+        connectToServer(options_.remote, options_.remoteModel,
+                        qEnvironmentVariable("INFERLENS_API_KEY"), QString());
         return;
     }
     QString model = options_.model;
@@ -228,6 +244,10 @@ void MainWindow::buildMenus() {
     QAction* openFile = file->addAction(QString(), this, [this] { openModelDialog(false); });
     openFile->setShortcut(QKeySequence::Open);
     QAction* openDirectory = file->addAction(QString(), this, [this] { openModelDialog(true); });
+    QAction* connectServer = file->addAction(QString(), this, &MainWindow::connectToServerDialog);
+#ifndef INFERLENS_HAVE_REMOTE
+    connectServer->setVisible(false);  // this build has no remote client
+#endif
     exportMenu_ = file->addMenu(QString());
     file->addSeparator();
     QAction* openTraceAction = file->addAction(QString(), this, [this] {
@@ -245,6 +265,10 @@ void MainWindow::buildMenus() {
         file->setTitle(tr("&File"));
         openFile->setText(tr("Open GGUF &file…"));
         openDirectory->setText(tr("Open model &directory…"));
+        connectServer->setText(tr("&Connect to server…"));
+        connectServer->setToolTip(
+            tr("Watch a model that llama-server, vLLM or SGLang serves (the OpenAI-compatible "
+               "API)"));
         exportMenu_->setTitle(tr("&Export panel"));
         openTraceAction->setText(tr("Open &trace…"));
         exportTraceAction_->setText(tr("Export t&race…"));
@@ -643,6 +667,10 @@ void MainWindow::buildPanels() {
     branches_ = new widgets::BranchCompareWidget;
     addDock([] { return tr("Branches"); }, QStringLiteral("branchesDock"), branches_,
             Qt::BottomDockWidgetArea);
+    tokenArrival_ = new widgets::TokenArrivalWidget;
+    tokenArrivalDock_ =
+        addDock([] { return tr("Token arrival"); }, QStringLiteral("tokenArrivalDock"),
+                tokenArrival_, Qt::BottomDockWidgetArea);
     beamTree_ = new BeamTreePanel;
     beamTreeDock_ = addDock([] { return tr("Beam tree"); }, QStringLiteral("beamTreeDock"),
                             beamTree_, Qt::BottomDockWidgetArea);
@@ -799,6 +827,11 @@ void MainWindow::updateModelLabel() {
                 text += QStringLiteral(" ") +
                         tr("of %1 free").arg(widgets::formatBytes(plan_->availableBytes));
         }
+    } else if (model_ && model_->remote) {
+        text = tr("%1 · %2 at %3 · context %4")
+                   .arg(model_->path, model_->architecture, model_->device)
+                   .arg(model_->contextSize > 0 ? QString::number(model_->contextSize)
+                                                : tr("unknown"));
     } else if (model_) {
         text = tr("%1 · %2 · %3 parameters · %4 · context %5 of %6 · %7")
                    .arg(QFileInfo(model_->path).fileName(), model_->architecture,
@@ -829,6 +862,18 @@ void MainWindow::onModelLoaded(const ModelSummary& summary) {
     player_->stop();
     replayPath_.clear();
     clearPanels();
+    showServerLimits(summary.remote);
+    if (summary.remote) {
+        if (rememberServer_)
+            rememberServer_();
+        rememberServer_ = {};
+        updateTour();
+        statusBar()->showMessage(tr("Connected to %1 (%2), model %3")
+                                     .arg(summary.device, summary.architecture, summary.path));
+        if (!options_.prompt.isEmpty())
+            chat_->send(options_.prompt);
+        return;
+    }
     kvChart_->setContextLimit(summary.contextSize);
     {
         const QSignalBlocker blockLayer(layerBox_), blockHead(headBox_);
@@ -872,6 +917,12 @@ void MainWindow::forceCandidate(int index) {
     if (index < 0 || index >= int(step.candidates.size()) || !replayPath_.isEmpty() ||
         currentBranch_ < 0)
         return;
+    if (model_ && model_->remote) {
+        statusBar()->showMessage(
+            tr("Branching on a model on a server is not available yet: the answer would have to "
+               "be sent again up to this step"));
+        return;
+    }
     if (generating_) {
         statusBar()->showMessage(
             tr("Branching starts from a finished generation: stop this one first"));
@@ -938,6 +989,79 @@ void MainWindow::recordBranch() {
              false});
     currentBranch_ = branches_->addBranch(std::move(record));
     pendingBranch_.reset();
+}
+
+void MainWindow::connectToServerDialog() {
+#ifdef INFERLENS_HAVE_REMOTE
+    if (generating_) {
+        statusBar()->showMessage(tr("Stop the answer first"));
+        return;
+    }
+    ConnectDialog dialog(this);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const ServerChoice choice = dialog.choice();
+    const bool rememberKey = dialog.rememberKey();
+    rememberServer_ = [choice, rememberKey] { ConnectDialog::remember(choice, rememberKey); };
+    connectToServer(choice.url, choice.model, choice.apiKey, choice.caFile);
+#endif
+}
+
+void MainWindow::connectToServer(const QString& url, const QString& model, const QString& apiKey,
+                                 const QString& caFile) {
+    modelReady_ = false;
+    statusBar()->showMessage(tr("Connecting to %1…").arg(url));
+    QMetaObject::invokeMethod(session_->worker(), "connectToServer", Qt::QueuedConnection,
+                              Q_ARG(QString, url), Q_ARG(QString, model), Q_ARG(QString, apiKey),
+                              Q_ARG(QString, caFile));
+}
+
+void MainWindow::onConnectFailed(const QString& message) {
+    rememberServer_ = {};
+    modelReady_ = model_.has_value();  // the model before stays in use
+    statusBar()->clearMessage();
+    if (options_.quitAfterGeneration)
+        return finishHeadlessRun(false, tr("cannot connect to the server: %1").arg(message));
+    QMessageBox::critical(this, tr("Cannot connect to the server"), message);
+}
+
+void MainWindow::showServerLimits(bool onServer) {
+    sampling_->setOnServer(onServer);
+    if (serverNotes_.empty() && !onServer)
+        return;
+    if (serverNotes_.empty()) {
+        // The panels whose data a server's API does not return, each with the reason.
+        const auto layers = [] {
+            return tr(
+                "Not available for a model on a server: the API returns tokens and their "
+                "probabilities, not the layers, attention or hidden states that made them.");
+        };
+        const auto cache = [] {
+            return tr("Not available for a model on a server: its KV cache stays on the server.");
+        };
+        const std::pair<const char*, std::function<QString()>> panels[] = {
+            {"attentionDock", layers},         {"attentionHeadsDock", layers},
+            {"attentionOverviewDock", layers}, {"logitLensDock", layers},
+            {"doubleLoopDock", layers},        {"stepCostsDock", layers},
+            {"attentionKernelsDock", layers},  {"kvCacheDock", cache},
+            {"kvExperimentDock", cache},       {"beamTreeDock", layers}};
+        for (const auto& [name, text] : panels)
+            if (auto* dock = findChild<QDockWidget*>(QString::fromLatin1(name));
+                dock && dock->widget())
+                serverNotes_.push_back(new UnavailableNote(dock->widget(), text));
+        texts_.add([this] {
+            for (UnavailableNote* note : serverNotes_)
+                note->retranslate();
+        });
+    }
+    for (UnavailableNote* note : serverNotes_) {
+        note->setVisible(onServer);
+        note->raise();
+    }
+    if (auto* bar = findChild<CacheComparisonBar*>())
+        bar->setEnabled(!onServer);
+    if (onServer)
+        tokenArrivalDock_->raise();
 }
 
 void MainWindow::onGenerationFinished(const QString& answer, const QString& reason, bool ok) {
@@ -1021,6 +1145,7 @@ void MainWindow::clearPanels() {
     summary_->clear();
     kvChart_->clear();
     loopGrid_->clear();
+    tokenArrival_->clear();
     samplingSteps_.clear();
     promptLength_ = 0;
     branches_->clear();
@@ -1176,6 +1301,11 @@ void MainWindow::onOverview(const AttentionOverview& overview) {
 
 void MainWindow::onLoopTiming(const widgets::LoopTiming& timing) {
     ++stepsReceived_;
+    if (model_ && model_->remote) {
+        // No layers: the inner loop runs on the server; the outer loop shows as arrival times.
+        tokenArrival_->addArrival(timing.step, timing.stepSeconds);
+        return;
+    }
     loopGrid_->appendStep(timing);
     teaching_->stepTimed(timing);
 }

@@ -26,6 +26,7 @@ class QToolButton;
 
 namespace inferlens::widgets {
 class TokenStripWidget;
+class TokenArrivalWidget;
 class AttentionHeatmapWidget;
 class AttentionHeadGridWidget;
 class AttentionOverviewWidget;
@@ -55,6 +56,8 @@ struct StartupOptions {
     QString screenshot;
     bool quitAfterGeneration = false;
     QString trace;           // replay this trace instead of loading a model
+    QString remote;          // connect to this server instead of loading a model
+    QString remoteModel;     // the model to use there (empty: its first)
     QStringList panels;      // docks (object names) to bring to the front before the screenshot
     bool logitLens = false;  // compute the logit lens
     bool attentionKernels = false;  // after the generation, time the attention kernels
@@ -161,6 +164,14 @@ class MainWindow : public QMainWindow {
     void onLoadPlanned(const LoadPlan& plan);
     void onModelLoaded(const ModelSummary& summary);
     void onModelFailed(const QString& message);
+    // File → Connect to server…, and what comes back.
+    void connectToServerDialog();
+    void connectToServer(const QString& url, const QString& model, const QString& apiKey,
+                         const QString& caFile);
+    void onConnectFailed(const QString& message);
+    // A model on a server leaves the panels of layers, attention and the KV cache without data:
+    // notes over them say why, local-only controls are greyed out; false takes the notes away.
+    void showServerLimits(bool onServer);
     void setLoading(bool loading);
     void updateModelLabel();
     void startGeneration(const QList<ChatTurn>& conversation);
@@ -226,9 +237,13 @@ class MainWindow : public QMainWindow {
     widgets::DoubleLoopGridWidget* loopGrid_;
     widgets::BranchCompareWidget* branches_;
     BeamTreePanel* beamTree_;
+    widgets::TokenArrivalWidget* tokenArrival_;
+    QDockWidget* tokenArrivalDock_;
     QDockWidget* beamTreeDock_;
 
     std::optional<ModelSummary> model_;
+    std::vector<class UnavailableNote*> serverNotes_;  // made at the first connection
+    std::function<void()> rememberServer_;             // after the connection asked for succeeds
     std::optional<LoadPlan> plan_;
     QString loadingPath_;
     QString tracePath_;   // the last generation's trace, while the worker keeps it

@@ -1,5 +1,7 @@
 #include "panel_conversion.h"
 
+#include <limits>
+
 #include <QCoreApplication>
 #include <cmath>
 
@@ -103,6 +105,7 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
         snapshot.fromServer = true;
         snapshot.unknownMass = std::max(0.0, 1.0 - trace.server->knownMass);
         snapshot.cutoffIndex = int(snapshot.candidates.size());
+        snapshot.entropy = std::numeric_limits<double>::quiet_NaN();  // the tail's split is unknown
     }
     return snapshot;
 }

@@ -131,6 +131,7 @@ SamplingControls::SamplingControls(QWidget* parent) : QWidget(parent) {
              banned_, minNewTokens_, stops_, grammarRow})
         samplerOnly_.push_back(field);
     connect(beams_, &QSpinBox::valueChanged, this, [this] { updateDecodingMode(); });
+    texts_.add([this] { showServerReasons(); });  // after the tooltips above
     updateDecodingMode();
 }
 
@@ -138,7 +139,30 @@ void SamplingControls::updateDecodingMode() {
     const bool sampling = beams_->value() == 1;
     for (QWidget* field : samplerOnly_)
         field->setEnabled(sampling);
-    lengthPenalty_->setEnabled(!sampling);
+    lengthPenalty_->setEnabled(!sampling && !onServer_);
+    beams_->setEnabled(!onServer_);
+    banned_->setEnabled(sampling && !onServer_);
+    minNewTokens_->setEnabled(sampling && !onServer_);
+}
+
+void SamplingControls::setOnServer(bool onServer) {
+    onServer_ = onServer;
+    if (onServer)
+        beams_->setValue(1);
+    texts_.retranslate();  // the local tooltips, then (on a server) the reasons over them
+    updateDecodingMode();
+}
+
+void SamplingControls::showServerReasons() {
+    if (!onServer_)
+        return;
+    beams_->setToolTip(
+        tr("Not available for a model on a server: beam search needs every "
+           "hypothesis's scores at each step, which the API does not return"));
+    const QString apiCannot =
+        tr("Not available for a model on a server: the API does not carry it");
+    banned_->setToolTip(apiCannot);
+    minNewTokens_->setToolTip(apiCannot);
 }
 
 int SamplingControls::beamWidth() const {

@@ -47,6 +47,9 @@ class SamplingControls : public QWidget {
     void setGrammar(const QString& text, const QString& name);
     // The grammar in a file (a .json file is a JSON schema); false with the reason in `error`.
     bool loadGrammarFile(const QString& path, QString* error);
+    // A model on a server: beam search and the processors its API cannot carry (banned texts, a
+    // minimum of new tokens) are greyed out with the reason in their tooltip; false restores them.
+    void setOnServer(bool onServer);
     // The logit-bias entries that do not parse, with why (empty: all do).
     QString logitBiasProblem() const { return biasProblem_; }
 
@@ -58,6 +61,8 @@ class SamplingControls : public QWidget {
 
   private:
     void updateDecodingMode();
+    // Over the local tooltips while on a server: why a control is greyed out.
+    void showServerReasons();
     QDoubleSpinBox* addRow(QFormLayout* form, std::function<QString()> label, double min,
                            double max, double step, int decimals, double value);
 
@@ -78,6 +83,7 @@ class SamplingControls : public QWidget {
     QLineEdit* stops_;
     QSpinBox* minNewTokens_;
     QString grammar_;
+    bool onServer_ = false;
     QLabel* grammarName_;
     mutable QString biasProblem_;
     LiveTexts texts_;

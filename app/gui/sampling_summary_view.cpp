@@ -68,6 +68,10 @@ void SamplingSummaryView::refresh() {
     const int shown = std::min<int>(kRows, int(step_.candidates.size()));
     heading_->setText(!hasStep_
                           ? tr("The next token's candidates appear here as the model answers.")
+                      : step_.fromServer
+                          ? tr("Step %1 · the five likeliest tokens, with the model's probability "
+                               "as the server reports it")
+                                .arg(step_.step)
                           : tr("Step %1 · the five likeliest tokens, with the probability each was "
                                "drawn with")
                                 .arg(step_.step));
@@ -82,7 +86,9 @@ void SamplingSummaryView::refresh() {
         if (!filled)
             continue;
         const widgets::SamplingCandidate& candidate = step_.candidates[size_t(row)];
-        const double probability = candidate.probability[widgets::kStageFinal];
+        // A server tells the model's own probabilities only (before its sampling).
+        const double probability =
+            candidate.probability[step_.fromServer ? widgets::kStageRaw : widgets::kStageFinal];
         const bool chosen = row == step_.chosenIndex;
         token->setText(widgets::visibleWhitespace(candidate.label));
         QFont font = token->font();

@@ -33,6 +33,12 @@ StartupCommandLine::StartupCommandLine() {
          "file.png"},
         {"quit-after-generation", tr("Exit when the generation ends (0 on success).")},
         {"trace", tr("Replay a trace (JSON lines) instead of loading a model."), "file.jsonl"},
+        {"remote",
+         tr("Connect to a server with the OpenAI-compatible API (llama-server, vLLM, SGLang) "
+            "instead of loading a model; the API key, if any, from INFERLENS_API_KEY."),
+         "url"},
+        {"remote-model", tr("The model to use on the --remote server (default: its first)."),
+         "name"},
         {"panels",
          tr("Bring these docks (object names, comma-separated) to the front before the "
             "screenshot."),
@@ -82,6 +88,8 @@ QString StartupCommandLine::read(StartupOptions& options) const {
     options.screenshot = p.value("screenshot");
     options.quitAfterGeneration = p.isSet("quit-after-generation");
     options.trace = p.value("trace");
+    options.remote = p.value("remote");
+    options.remoteModel = p.value("remote-model");
     options.panels = p.value("panels").split(',', Qt::SkipEmptyParts);
     options.logitLens = p.isSet("logit-lens");
     options.kvExperiment = p.value("kv-experiment").toInt();

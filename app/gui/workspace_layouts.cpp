@@ -65,6 +65,7 @@ DefaultLayout defaultLayout(Workspace workspace) {
             return {{inArea("samplingParametersDock", Qt::LeftDockWidgetArea),
                      below("branchesDock", "samplingParametersDock"),
                      tabWith("beamTreeDock", "branchesDock"),
+                     tabWith("tokenArrivalDock", "branchesDock"),
                      inArea("samplingDock", Qt::RightDockWidgetArea)},
                     {{"samplingParametersDock", Qt::Horizontal, 0.27},
                      {"samplingDock", Qt::Horizontal, 0.50},

@@ -1,0 +1,40 @@
+#pragma once
+// A chat answer from a model on a server (engine remote/), told to the panels as a local
+// generation is: the server's tokenization of the prompt its template renders, then per token its
+// sampling step (the server's top-N and the unknown rest), its chip and text, and the step's time
+// (the first: the time to first token). Layers, attention and the KV cache stay on the server, so
+// nothing comes for those panels.
+
+#include <QString>
+#include <functional>
+#include <vector>
+
+#include "generation_control.h"
+#include "panel_data.h"
+#include "remote/remote_generator.h"
+
+namespace inferlens::gui {
+
+struct RemoteAnswerSinks {
+    std::function<void(std::vector<widgets::TokenChip>)> tokenized;
+    std::function<void(widgets::SamplingStep)> sampling;
+    std::function<void(widgets::TokenChip, QString)> token;
+    std::function<void(widgets::LoopTiming)> timing;
+    std::function<void(QString)> notice;
+};
+
+struct RemoteAnswer {
+    QString text;
+    FinishReason reason = FinishReason::MaxTokens;
+    qint64 promptTokens = 0;
+    double firstTokenMs = 0;
+};
+
+// Asks the server to answer `messages` (fitted to its context first: the oldest rounds leave, with
+// a notice). Throws RemoteError or Error on failure; a cancel through `control` ends it early.
+RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
+                            const std::vector<remote::ChatMessage>& messages,
+                            const remote::RemoteSettings& settings, GenerationControl& control,
+                            const RemoteAnswerSinks& sinks);
+
+}  // namespace inferlens::gui

