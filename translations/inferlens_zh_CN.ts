@@ -229,6 +229,13 @@
     </message>
 </context>
 <context>
+    <name>RemoteAnswer</name>
+    <message numerus="yes">
+        <source>The conversation is longer than the server's context of %1 tokens: the oldest %n round(s) are left out of the prompt.</source>
+        <translation><numerusform>对话长于服务器的 %1 个词元的上下文：最早的 %n 轮未放入提示。</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>SamplingStage</name>
     <message>
         <source>logit bias</source>
@@ -423,6 +430,89 @@
     </message>
 </context>
 <context>
+    <name>inferlens::gui::ConnectDialog</name>
+    <message>
+        <source>List models</source>
+        <translation>列出模型</translation>
+    </message>
+    <message>
+        <source>Remember the key on this computer</source>
+        <translation>在这台电脑上记住密钥</translation>
+    </message>
+    <message>
+        <source>Connect to a server</source>
+        <translation>连接到服务器</translation>
+    </message>
+    <message>
+        <source>A server with the OpenAI-compatible API: llama-server, vLLM, SGLang</source>
+        <translation>提供 OpenAI 兼容 API 的服务器：llama-server、vLLM、SGLang</translation>
+    </message>
+    <message>
+        <source>the server's first model</source>
+        <translation>服务器的第一个模型</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <source>From file…</source>
+        <translation>从文件读取…</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>the system's certificate authorities</source>
+        <translation>系统的证书颁发机构</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>API key</source>
+        <translation>API 密钥</translation>
+    </message>
+    <message>
+        <source>Certificate authorities</source>
+        <translation>证书颁发机构</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>PEM files (*.pem *.crt);;All files (*)</source>
+        <translation>PEM 文件 (*.pem *.crt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Asking %1 for its models…</source>
+        <translation>正在向 %1 询问其模型…</translation>
+    </message>
+    <message>
+        <source>Cannot list the models: %1</source>
+        <translation>无法列出模型：%1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n model(s) served</source>
+        <translation><numerusform>提供 %n 个模型</numerusform></translation>
+    </message>
+    <message>
+        <source>API key file</source>
+        <translation>API 密钥文件</translation>
+    </message>
+    <message>
+        <source>Cannot read %1</source>
+        <translation>无法读取 %1</translation>
+    </message>
+</context>
+<context>
     <name>inferlens::gui::EngineWorker</name>
     <message>
         <source>no model is loaded</source>
@@ -491,6 +581,22 @@
     <message>
         <source>beam search keeps every beam's whole KV cache: turn the sliding window off (Device menu) to search with beams</source>
         <translation>束搜索要为每条束保留完整的 KV 缓存：请先关闭滑动窗口（设备菜单）再用束搜索</translation>
+    </message>
+    <message>
+        <source>the server's</source>
+        <translation>服务器的</translation>
+    </message>
+    <message>
+        <source>the server's own chat template</source>
+        <translation>服务器自己的对话模板</translation>
+    </message>
+    <message>
+        <source>this build has no remote client (INFERLENS_REMOTE=OFF)</source>
+        <translation>此构建没有远程客户端（INFERLENS_REMOTE=OFF）</translation>
+    </message>
+    <message>
+        <source>The server does not take these settings, which are left out: %1</source>
+        <translation>服务器不接受以下设置，已略去：%1</translation>
     </message>
 </context>
 <context>
@@ -982,6 +1088,62 @@
         <source>The panel layout saved by an earlier version was set aside: each workspace starts from its default layout (View menu, Ctrl+1…4)</source>
         <translation>旧版本保存的面板布局已弃用：每个工作区从默认布局开始（视图菜单，Ctrl+1…4）</translation>
     </message>
+    <message>
+        <source>%1 prompt tokens, first token after %2 ms (network included)</source>
+        <translation>提示 %1 个词元，首个词元用时 %2 毫秒（含网络）</translation>
+    </message>
+    <message>
+        <source>&amp;Connect to server…</source>
+        <translation>连接到服务器(&amp;C)…</translation>
+    </message>
+    <message>
+        <source>Watch a model that llama-server, vLLM or SGLang serves (the OpenAI-compatible API)</source>
+        <translation>观察由 llama-server、vLLM 或 SGLang 提供的模型（OpenAI 兼容 API）</translation>
+    </message>
+    <message>
+        <source>Token arrival</source>
+        <translation>词元到达</translation>
+    </message>
+    <message>
+        <source>%1 · %2 at %3 · context %4</source>
+        <translation>%1 · %2，位于 %3 · 上下文 %4</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Connected to %1 (%2), model %3</source>
+        <translation>已连接到 %1（%2），模型 %3</translation>
+    </message>
+    <message>
+        <source>Branching on a model on a server is not available yet: the answer would have to be sent again up to this step</source>
+        <translation>服务器上的模型暂不支持分支：需要把回答到这一步为止重新发送</translation>
+    </message>
+    <message>
+        <source>Stop the answer first</source>
+        <translation>请先停止回答</translation>
+    </message>
+    <message>
+        <source>Connecting to %1…</source>
+        <translation>正在连接 %1…</translation>
+    </message>
+    <message>
+        <source>cannot connect to the server: %1</source>
+        <translation>无法连接到服务器：%1</translation>
+    </message>
+    <message>
+        <source>Cannot connect to the server</source>
+        <translation>无法连接到服务器</translation>
+    </message>
+    <message>
+        <source>Not available for a model on a server: the API returns tokens and their probabilities, not the layers, attention or hidden states that made them.</source>
+        <translation>服务器上的模型无法提供：API 只返回词元及其概率，不返回产生它们的各层、注意力或隐藏状态。</translation>
+    </message>
+    <message>
+        <source>Not available for a model on a server: its KV cache stays on the server.</source>
+        <translation>服务器上的模型无法提供：它的 KV 缓存留在服务器上。</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingControls</name>
@@ -1093,6 +1255,14 @@
         <source>Beam search scores a hypothesis by its log-probability divided by its length to this power: above 0 favours longer answers</source>
         <translation>束搜索给假设打分：对数概率除以长度的该次幂；大于 0 时偏向更长的回答</translation>
     </message>
+    <message>
+        <source>Not available for a model on a server: beam search needs every hypothesis's scores at each step, which the API does not return</source>
+        <translation>服务器上的模型无法使用：束搜索每一步都需要每个候选序列的分数，而 API 不返回这些分数</translation>
+    </message>
+    <message>
+        <source>Not available for a model on a server: the API does not carry it</source>
+        <translation>服务器上的模型无法使用：API 不传递此设置</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::SamplingSummaryView</name>
@@ -1119,6 +1289,10 @@
     <message>
         <source>off</source>
         <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Step %1 · the five likeliest tokens, with the model's probability as the server reports it</source>
+        <translation>第 %1 步 · 最可能的五个词元，以及服务器报告的模型概率</translation>
     </message>
 </context>
 <context>
@@ -1691,6 +1865,37 @@ whole step: %5</source>
         <source>The grammar allowed %1 tokens</source>
         <translation>语法允许了 %1 个词元</translation>
     </message>
+    <message>
+        <source>rest of the vocabulary (split unknown)</source>
+        <translation>词表其余部分（分布未知）</translation>
+    </message>
+    <message>
+        <source>rest</source>
+        <translation>其余</translation>
+    </message>
+    <message>
+        <source>Step %1 · the server's top %2 hold %3 of the probability, the rest (%4) is unknown · chosen p = %5 (before the server's sampling)</source>
+        <translation>第 %1 步 · 服务器给出的前 %2 个占概率 %3，其余（%4）未知 · 选中 p = %5（服务器采样之前）</translation>
+    </message>
+</context>
+<context>
+    <name>inferlens::widgets::TokenArrivalWidget</name>
+    <message>
+        <source>wait between tokens (ms)</source>
+        <translation>词元间等待（毫秒）</translation>
+    </message>
+    <message>
+        <source>tokens</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>Token arrival: the waits between a server's tokens appear here as it answers</source>
+        <translation>词元到达：服务器回答时，各词元之间的等待时间显示在这里</translation>
+    </message>
+    <message>
+        <source>Time to first token %1 ms · between tokens: median %2 ms (dashed), 95th percentile %3 ms · %4 tokens</source>
+        <translation>首个词元 %1 毫秒 · 词元之间：中位数 %2 毫秒（虚线），第 95 百分位 %3 毫秒 · %4 个词元</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::widgets::TokenStripWidget</name>
@@ -1848,6 +2053,14 @@ inferlens-cli（info、tokenize、chat 等）无需显示器即可使用。</tra
     <message>
         <source>--%1 needs a number of tokens, not '%2'</source>
         <translation>--%1 需要一个词元数，而不是“%2”</translation>
+    </message>
+    <message>
+        <source>Connect to a server with the OpenAI-compatible API (llama-server, vLLM, SGLang) instead of loading a model; the API key, if any, from INFERLENS_API_KEY.</source>
+        <translation>连接到提供 OpenAI 兼容 API 的服务器（llama-server、vLLM、SGLang），而不加载模型；API 密钥（如有）取自 INFERLENS_API_KEY。</translation>
+    </message>
+    <message>
+        <source>The model to use on the --remote server (default: its first).</source>
+        <translation>--remote 服务器上要使用的模型（默认：第一个）。</translation>
     </message>
 </context>
 </TS>

@@ -417,4 +417,100 @@ ZH_CN = {
         '对照本机上限：权重乘积 %1/s，为 %3 内核 int8 峰值的 %2%（%4/s，%5 个线程）',
     "Against this machine's limit: %1/s of weights read, %2% of the read bandwidth (%3/s, %4 threads)":
         '对照本机上限：每秒读取权重 %1/s，为读取带宽的 %2%（%3/s，%4 个线程）',
+    "The conversation is longer than the server's context of %1 tokens: the oldest %n round(s) are left out of the prompt.":
+        "对话长于服务器的 %1 个词元的上下文：最早的 %n 轮未放入提示。",
+    "List models":
+        "列出模型",
+    "Remember the key on this computer":
+        "在这台电脑上记住密钥",
+    "Connect to a server":
+        "连接到服务器",
+    "A server with the OpenAI-compatible API: llama-server, vLLM, SGLang":
+        "提供 OpenAI 兼容 API 的服务器：llama-server、vLLM、SGLang",
+    "the server's first model":
+        "服务器的第一个模型",
+    "From file…":
+        "从文件读取…",
+    "Browse…":
+        "浏览…",
+    "the system's certificate authorities":
+        "系统的证书颁发机构",
+    "Server":
+        "服务器",
+    "API key":
+        "API 密钥",
+    "Certificate authorities":
+        "证书颁发机构",
+    "Connect":
+        "连接",
+    "PEM files (*.pem *.crt);;All files (*)":
+        "PEM 文件 (*.pem *.crt);;所有文件 (*)",
+    "Asking %1 for its models…":
+        "正在向 %1 询问其模型…",
+    "Cannot list the models: %1":
+        "无法列出模型：%1",
+    "%n model(s) served":
+        "提供 %n 个模型",
+    "API key file":
+        "API 密钥文件",
+    "Cannot read %1":
+        "无法读取 %1",
+    "the server's":
+        "服务器的",
+    "the server's own chat template":
+        "服务器自己的对话模板",
+    "this build has no remote client (INFERLENS_REMOTE=OFF)":
+        "此构建没有远程客户端（INFERLENS_REMOTE=OFF）",
+    "The server does not take these settings, which are left out: %1":
+        "服务器不接受以下设置，已略去：%1",
+    "%1 prompt tokens, first token after %2 ms (network included)":
+        "提示 %1 个词元，首个词元用时 %2 毫秒（含网络）",
+    "&Connect to server…":
+        "连接到服务器(&C)…",
+    "Watch a model that llama-server, vLLM or SGLang serves (the OpenAI-compatible API)":
+        "观察由 llama-server、vLLM 或 SGLang 提供的模型（OpenAI 兼容 API）",
+    "Token arrival":
+        "词元到达",
+    "%1 · %2 at %3 · context %4":
+        "%1 · %2，位于 %3 · 上下文 %4",
+    "unknown":
+        "未知",
+    "Connected to %1 (%2), model %3":
+        "已连接到 %1（%2），模型 %3",
+    "Branching on a model on a server is not available yet: the answer would have to be sent again up to this step":
+        "服务器上的模型暂不支持分支：需要把回答到这一步为止重新发送",
+    "Stop the answer first":
+        "请先停止回答",
+    "Connecting to %1…":
+        "正在连接 %1…",
+    "cannot connect to the server: %1":
+        "无法连接到服务器：%1",
+    "Cannot connect to the server":
+        "无法连接到服务器",
+    "Not available for a model on a server: the API returns tokens and their probabilities, not the layers, attention or hidden states that made them.":
+        "服务器上的模型无法提供：API 只返回词元及其概率，不返回产生它们的各层、注意力或隐藏状态。",
+    "Not available for a model on a server: its KV cache stays on the server.":
+        "服务器上的模型无法提供：它的 KV 缓存留在服务器上。",
+    "Not available for a model on a server: beam search needs every hypothesis's scores at each step, which the API does not return":
+        "服务器上的模型无法使用：束搜索每一步都需要每个候选序列的分数，而 API 不返回这些分数",
+    "Not available for a model on a server: the API does not carry it":
+        "服务器上的模型无法使用：API 不传递此设置",
+    "Step %1 · the five likeliest tokens, with the model's probability as the server reports it":
+        "第 %1 步 · 最可能的五个词元，以及服务器报告的模型概率",
+    "rest of the vocabulary (split unknown)":
+        "词表其余部分（分布未知）",
+    "rest":
+        "其余",
+    "Step %1 · the server's top %2 hold %3 of the probability, the rest (%4) is unknown · chosen p = %5 (before the server's sampling)":
+        "第 %1 步 · 服务器给出的前 %2 个占概率 %3，其余（%4）未知 · 选中 p = %5（服务器采样之前）",
+    "wait between tokens (ms)":
+        "词元间等待（毫秒）",
+    "Token arrival: the waits between a server's tokens appear here as it answers":
+        "词元到达：服务器回答时，各词元之间的等待时间显示在这里",
+    "Time to first token %1 ms · between tokens: median %2 ms (dashed), 95th percentile %3 ms · %4 tokens":
+        "首个词元 %1 毫秒 · 词元之间：中位数 %2 毫秒（虚线），第 95 百分位 %3 毫秒 · %4 个词元",
+    "Connect to a server with the OpenAI-compatible API (llama-server, vLLM, SGLang) instead of loading a model; the API key, if any, from INFERLENS_API_KEY.":
+        "连接到提供 OpenAI 兼容 API 的服务器（llama-server、vLLM、SGLang），而不加载模型；API 密钥（如有）取自 INFERLENS_API_KEY。",
+    "The model to use on the --remote server (default: its first).":
+        "--remote 服务器上要使用的模型（默认：第一个）。",
 }
