@@ -20,6 +20,7 @@
 #include "support/llama_server_process.h"
 #include "support/pypi_files.h"
 #include "token_arrival_widget.h"
+#include "trace_reader.h"
 #include "unavailable_note.h"
 
 using namespace inferlens;
@@ -82,6 +83,7 @@ class TestGuiRemote : public QObject {
         QVERIFY(greyedWithReason >= 2);
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        QSignalSpy traced(window.worker(), &EngineWorker::traceRecorded);
         window.samplingControls()->setTemperature(0);
         window.chat()->send(QStringLiteral("Name three colours."));
         QVERIFY(finished.count() > 0 || finished.wait(60000));
@@ -97,6 +99,16 @@ class TestGuiRemote : public QObject {
         QVERIFY(arrival->firstTokenMs() > 0);
         QCOMPARE(int(arrival->waitsMs().size()), tokens - 1);
         QVERIFY(!finished.at(0).at(0).toString().isEmpty());
+        // The run's trace (Export trace) reads back as the server's steps, the unknown rest kept.
+        QCOMPARE(traced.count(), 1);
+        const RecordedTrace recorded = readTrace(traced.at(0).at(0).toString());
+        int serverSteps = 0;
+        for (const TraceEvent& event : recorded.events)
+            if (const auto* read = std::get_if<widgets::SamplingStep>(&event)) {
+                serverSteps += read->fromServer;
+                QVERIFY(read->unknownMass >= 0 && read->unknownMass < 1);
+            }
+        QCOMPARE(serverSteps, tokens);
         qInfo("%d tokens from the server; longest UI stall %.1f ms", tokens,
               window.longestStallMs());
         QVERIFY(window.longestStallMs() < kStallLimitMs);

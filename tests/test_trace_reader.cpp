@@ -337,6 +337,15 @@ class TestTraceReader : public QObject {
         QTest::newRow("missing piece")
             << edited(samplingLine, [](QJsonObject& o) { o.remove("chosen_piece"); })
             << samplingLine + 1 << "'chosen_piece' is missing";
+        // A server's report (remote/) on a sampling event.
+        QTest::newRow("server mass above 1") << edited(samplingLine, [](QJsonObject& o) {
+            o["server"] =
+                QJsonObject{{"known_mass", 1.5}, {"texts", QJsonArray{}}, {"chosen_text", "x"}};
+        }) << samplingLine + 1 << "'known_mass'";
+        QTest::newRow("server text not a string") << edited(samplingLine, [](QJsonObject& o) {
+            o["server"] =
+                QJsonObject{{"known_mass", 0.5}, {"texts", QJsonArray{1}}, {"chosen_text", "x"}};
+        }) << samplingLine + 1 << "'texts'";
         QTest::newRow("ill-typed step")
             << edited(1, [](QJsonObject& o) { o["step"] = "0"; }) << 2 << "'step'";
         QTest::newRow("no tokenized event") << lines_.mid(1) << 1 << "before 'tokenized'";

@@ -322,6 +322,14 @@ void EngineWorker::connectToServer(const QString& url, const QString& model, con
 #endif
 }
 
+EngineWorker::TraceFile EngineWorker::startTrace() {
+    trace_ = std::make_unique<QTemporaryFile>();
+    TraceFile file(nullptr, &std::fclose);
+    if (trace_->open())
+        file.reset(std::fopen(qPrintable(trace_->fileName()), "w"));
+    return file;
+}
+
 void EngineWorker::answerOnServer(const QList<ChatTurn>& conversation, int maxNewTokens) {
 #ifdef INFERLENS_HAVE_REMOTE
     QString answer;
@@ -356,9 +364,15 @@ void EngineWorker::answerOnServer(const QList<ChatTurn>& conversation, int maxNe
         sinks.timing = [this](widgets::LoopTiming t) { emit loopTiming(t); };
         sinks.notice = [this](QString message) { emit notice(message); };
         control_.clearCancel();
-        const RemoteAnswer result =
-            gui::answerOnServer(*remote_, messages, settings, control_, sinks);
+        TraceFile traceFile = startTrace();  // what the server told, for Export trace
+        std::optional<TraceWriter> traceWriter;
+        if (traceFile)
+            traceWriter.emplace(traceFile.get(), nullptr);
+        const RemoteAnswer result = gui::answerOnServer(
+            *remote_, messages, settings, control_, sinks, traceWriter ? &*traceWriter : nullptr);
         emit promptTimed(0, result.promptTokens, result.firstTokenMs);
+        if (traceFile && std::fclose(traceFile.release()) == 0)
+            emit traceRecorded(trace_->fileName());
         emit generationFinished(result.text, QString::fromUtf8(finishReasonName(result.reason)),
                                 true);
     } catch (const std::exception& error) {
@@ -508,10 +522,7 @@ void EngineWorker::run(const TokenizationInfo& sequence, size_t promptTokens, in
     ProbeSet probes;
     probes.add(probe_.get());
     // The trace to export: every event, and the attention of the head on screen.
-    trace_ = std::make_unique<QTemporaryFile>();
-    std::unique_ptr<std::FILE, int (*)(std::FILE*)> traceFile(nullptr, &std::fclose);
-    if (trace_->open())
-        traceFile.reset(std::fopen(qPrintable(trace_->fileName()), "w"));
+    TraceFile traceFile = startTrace();
     std::optional<TraceWriter> traceWriter;
     if (traceFile) {
         traceWriter.emplace(

@@ -10,6 +10,7 @@
 #include <QTemporaryFile>
 #include <QThread>
 #include <atomic>
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -244,6 +245,10 @@ class EngineWorker : public QObject {
     void cacheCompared(const inferlens::gui::CacheComparisonSummary& summary);
 
   private:
+    // A new temporary file for the next generation's trace (the one before goes); null when it
+    // cannot be made.
+    using TraceFile = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
+    TraceFile startTrace();
     // generate() on the server connected to.
     void answerOnServer(const QList<ChatTurn>& conversation, int maxNewTokens);
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.

@@ -53,7 +53,7 @@ class RemotePanelProbe final : public Probe {
 RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
                             const std::vector<remote::ChatMessage>& messages,
                             const remote::RemoteSettings& settings, GenerationControl& control,
-                            const RemoteAnswerSinks& sinks) {
+                            const RemoteAnswerSinks& sinks, Probe* recorder) {
     const int64_t context = connection.contextLength().value_or(0);
     const int64_t reserve =
         context > 0 ? std::min(settings.maxTokens, context / 2) : settings.maxTokens;
@@ -69,6 +69,8 @@ RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
     RemotePanelProbe probe(sinks);
     ProbeSet probes;
     probes.add(&probe);
+    if (recorder != nullptr)
+        probes.add(recorder);
     remote::RemoteGenerator generator(connection, &probes, &control);
     const remote::RemoteGeneration generation = generator.chat(fitted.messages, settings);
     RemoteAnswer answer;

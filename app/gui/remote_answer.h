@@ -31,10 +31,11 @@ struct RemoteAnswer {
 };
 
 // Asks the server to answer `messages` (fitted to its context first: the oldest rounds leave, with
-// a notice). Throws RemoteError or Error on failure; a cancel through `control` ends it early.
+// a notice). `recorder`, if given, gets every probe event too (a trace writer). Throws
+// RemoteError or Error on failure; a cancel through `control` ends it early.
 RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
                             const std::vector<remote::ChatMessage>& messages,
                             const remote::RemoteSettings& settings, GenerationControl& control,
-                            const RemoteAnswerSinks& sinks);
+                            const RemoteAnswerSinks& sinks, Probe* recorder = nullptr);
 
 }  // namespace inferlens::gui

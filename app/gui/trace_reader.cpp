@@ -244,6 +244,20 @@ void TraceParser::sampling(const json& event) {
         int32_t(fields_.integer(event, "chosen_id", 0, std::numeric_limits<int32_t>::max()));
     trace.chosenRank = fields_.integer(event, "chosen_rank", 0, kInt64Max);
     trace.chosenProbability = float(fields_.number(event, "chosen_probability"));
+    if (event.contains("server")) {  // a server's report (remote/): only its top-N is known
+        const json& server = fields_.object(fields_.field(event, "server"), "'server'");
+        SamplingTrace::ServerReport report;
+        report.knownMass = fields_.number(server, "known_mass");
+        if (report.knownMass < 0 || report.knownMass > 1)
+            fields_.fail("'known_mass' must be between 0 and 1");
+        for (const json& text : fields_.array(server, "texts")) {
+            if (!text.is_string())
+                fields_.fail("'texts' must hold strings");
+            report.texts.push_back(text.get<std::string>());
+        }
+        report.chosenText = fields_.text(server, "chosen_text");
+        trace.server = std::move(report);
+    }
     const int64_t step = fields_.integer(event, "step", 0, kIntMax);
 
     const std::string piece = fields_.text(event, "chosen_piece");

@@ -23,6 +23,18 @@ void addPieces(nlohmann::json& json, const SamplingTrace& trace, const Tokenizer
     json["chosen_byte"] = byte ? nlohmann::json(*byte) : nlohmann::json(nullptr);
 }
 
+// A server's step (remote/): the texts it gave for its candidates and its choice stand for the
+// pieces, so that a replay shows what the server said.
+void addServerPieces(nlohmann::json& json, const SamplingTrace& trace) {
+    const SamplingTrace::ServerReport& server = *trace.server;
+    nlohmann::json& candidates = json["candidates"];
+    for (size_t i = 0; i < trace.candidates.size() && i < server.texts.size(); ++i)
+        candidates[i]["piece"] = server.texts[i];
+    json["chosen_piece"] = server.chosenText;
+    json["chosen_special"] = false;
+    json["chosen_byte"] = nullptr;
+}
+
 }  // namespace
 
 TraceWriter::TraceWriter(std::FILE* out, std::function<bool(int64_t, int64_t)> attention,
@@ -66,7 +78,9 @@ void TraceWriter::onSampling(int64_t step, const SamplingTrace& trace) {
     nlohmann::json json = toJson(trace);
     json["event"] = "sampling";
     json["step"] = step;
-    if (tokenizer_)
+    if (trace.server)
+        addServerPieces(json, trace);
+    else if (tokenizer_)
         addPieces(json, trace, *tokenizer_);
     writeLine(line(json));
 }
