@@ -11,6 +11,7 @@
 
 #include <memory>
 
+#include "branch_compare_widget.h"
 #include "chat_view.h"
 #include "engine_worker.h"
 #include "main_window.h"
@@ -112,6 +113,34 @@ class TestGuiRemote : public QObject {
         qInfo("%d tokens from the server; longest UI stall %.1f ms", tokens,
               window.longestStallMs());
         QVERIFY(window.longestStallMs() < kStallLimitMs);
+    }
+
+    // A click on another candidate continues the answer from there on the server: the branch
+    // shares the answer's tokens up to the step, then has the forced one, then new ones.
+    void aBranchContinuesFromTheForcedCandidate() {
+        MainWindow window(remoteWindow(server_->url(), 12));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setTemperature(0);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        window.chat()->send(QStringLiteral("Name three colours."));
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(finished.at(0).at(2).toBool());
+        QCOMPARE(window.branches()->branchCount(), 1);
+        const widgets::SamplingStep step = window.samplingChart()->step();
+        QVERIFY(step.candidates.size() >= 2);
+        finished.clear();
+        emit window.samplingChart()->candidateClicked(1);
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(window.branches()->branchCount(), 2);
+        const widgets::BranchRecord& answer = window.branches()->branch(0);
+        const widgets::BranchRecord& branch = window.branches()->branch(1);
+        QCOMPARE(branch.divergeAt, step.step);
+        QVERIFY(branch.tokens.size() > size_t(step.step) + 1);  // new tokens after the forced one
+        for (int i = 0; i < step.step; ++i)
+            QCOMPARE(branch.tokens[size_t(i)].text, answer.tokens[size_t(i)].text);
+        QVERIFY(branch.tokens[size_t(step.step)].forced);
+        QVERIFY(branch.tokens[size_t(step.step)].probability > 0);
     }
 
     void aKilledServerLeavesTheConversationAndAUsableApp() {

@@ -150,6 +150,28 @@ class TestRemoteProtocol : public QObject {
         QVERIFY(!vllm.contains("post_sampling_probs"));
     }
 
+    // Branching: vLLM and SGLang continue a final assistant message when asked (their chat
+    // request's continue_final_message, add_generation_prompt false); llama-server continues one by
+    // itself; a plain OpenAI server cannot, which is named.
+    void continuingAnAnswer() {
+        GenerationRequest request;
+        request.continueFinalMessage = true;
+        const std::vector<ChatMessage> messages{{"user", "Hi"}, {"assistant", "Hello, I"}};
+        for (const ServerFlavour flavour : {ServerFlavour::Vllm, ServerFlavour::Sglang}) {
+            const json body = chatCompletionBody(flavour, request, messages);
+            COMPARE_JSON(body.at("continue_final_message"), json(true));
+            COMPARE_JSON(body.at("add_generation_prompt"), json(false));
+        }
+        const json llama = chatCompletionBody(ServerFlavour::LlamaServer, request, messages);
+        QVERIFY(!llama.contains("continue_final_message"));
+        COMPARE_JSON(llama.at("messages").back().at("content"), json("Hello, I"));
+        const auto dropped = settingsNotCarried(ServerFlavour::GenericOpenAi, request);
+        QVERIFY(std::find(dropped.begin(), dropped.end(), "continue_final_message") !=
+                dropped.end());
+        QVERIFY(!chatCompletionBody(ServerFlavour::Vllm, GenerationRequest{}, messages)
+                     .contains("continue_final_message"));
+    }
+
     // GBNF is llama-server's dialect: only there is a grammar sent, elsewhere it is named as not
     // carried rather than sent to a field that reads another dialect.
     void grammarOnlyForLlamaServer() {

@@ -309,6 +309,7 @@ void EngineWorker::connectToServer(const QString& url, const QString& model, con
         summary.chatTemplate = tr("the server's");
         summary.chatTemplateDescription = tr("the server's own chat template");
         remote_ = std::move(connection);
+        lastRemote_.reset();
         emit modelLoaded(summary);
     } catch (const std::exception& error) {
         emit connectFailed(exceptionMessage(error));
@@ -330,13 +331,10 @@ EngineWorker::TraceFile EngineWorker::startTrace() {
     return file;
 }
 
-void EngineWorker::answerOnServer(const QList<ChatTurn>& conversation, int maxNewTokens) {
+void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens) {
 #ifdef INFERLENS_HAVE_REMOTE
     QString answer;
     try {
-        std::vector<remote::ChatMessage> messages;
-        for (const ChatTurn& turn : conversation)
-            messages.push_back({turn.user ? "user" : "assistant", turn.text.toStdString()});
         remote::RemoteSettings settings;
         {
             const std::lock_guard lock(samplingMutex_);
@@ -368,28 +366,34 @@ void EngineWorker::answerOnServer(const QList<ChatTurn>& conversation, int maxNe
         std::optional<TraceWriter> traceWriter;
         if (traceFile)
             traceWriter.emplace(traceFile.get(), nullptr);
-        const RemoteAnswer result = gui::answerOnServer(
-            *remote_, messages, settings, control_, sinks, traceWriter ? &*traceWriter : nullptr);
-        emit promptTimed(0, result.promptTokens, result.firstTokenMs);
+        auto result = std::make_shared<const RemoteAnswer>(gui::answerOnServer(
+            *remote_, request, settings, control_, sinks, traceWriter ? &*traceWriter : nullptr));
+        lastRemote_ = result;
+        emit promptTimed(0, result->promptTokens, result->firstTokenMs);
         if (traceFile && std::fclose(traceFile.release()) == 0)
             emit traceRecorded(trace_->fileName());
-        emit generationFinished(result.text, QString::fromUtf8(finishReasonName(result.reason)),
+        emit generationFinished(result->text, QString::fromUtf8(finishReasonName(result->reason)),
                                 true);
     } catch (const std::exception& error) {
         // What streamed before the failure stays in the answer; the message says what happened.
         emit generationFinished(answer, exceptionMessage(error), false);
     }
 #else
-    Q_UNUSED(conversation);
+    Q_UNUSED(request);
     Q_UNUSED(maxNewTokens);
 #endif
 }
 
 void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewTokens) {
+#ifdef INFERLENS_HAVE_REMOTE
     if (remote_) {
-        answerOnServer(conversation, maxNewTokens);
+        RemoteRequest request;
+        for (const ChatTurn& turn : conversation)
+            request.messages.push_back({turn.user ? "user" : "assistant", turn.text.toStdString()});
+        answerOnServer(request, maxNewTokens);
         return;
     }
+#endif
     if (!model_) {
         emit generationFinished({}, tr("no model is loaded"), false);
         return;
@@ -420,6 +424,18 @@ void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewToken
 }
 
 void EngineWorker::branch(int samplingStep, int forcedId, int maxNewTokens) {
+#ifdef INFERLENS_HAVE_REMOTE
+    if (remote_) {
+        try {
+            if (!lastRemote_)
+                throw Error(tr("there is no answer to branch from").toStdString());
+            answerOnServer(branchRequest(*lastRemote_, samplingStep, forcedId), maxNewTokens);
+        } catch (const std::exception& error) {
+            emit generationFinished({}, exceptionMessage(error), false);
+        }
+        return;
+    }
+#endif
     try {
         if (!model_ || lastRun_.info.tokens.empty())
             throw Error(tr("there is no generation to branch from").toStdString());

@@ -41,6 +41,9 @@ class RemoteConnection;
 
 namespace inferlens::gui {
 
+struct RemoteAnswer;  // remote_answer.h
+struct RemoteRequest;
+
 // What the model bar shows once a model is loaded.
 struct ModelSummary {
     QString path;
@@ -249,8 +252,8 @@ class EngineWorker : public QObject {
     // cannot be made.
     using TraceFile = std::unique_ptr<std::FILE, int (*)(std::FILE*)>;
     TraceFile startTrace();
-    // generate() on the server connected to.
-    void answerOnServer(const QList<ChatTurn>& conversation, int maxNewTokens);
+    // generate() and branch() on the server connected to.
+    void answerOnServer(const RemoteRequest& request, int maxNewTokens);
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
     void run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens);
     // run() by beam search (the sampling panel's settings do not apply).
@@ -267,6 +270,7 @@ class EngineWorker : public QObject {
 
     std::unique_ptr<Model> model_;
     std::unique_ptr<remote::RemoteConnection> remote_;  // answers go there while it is set
+    std::shared_ptr<const RemoteAnswer> lastRemote_;    // what a branch on the server starts from
     // Where the model runs; kept across generations (on a GPU, making it uploads the weights).
     std::shared_ptr<ForwardBackend> backend_;
     std::shared_ptr<Tokenizer> tokenizer_;

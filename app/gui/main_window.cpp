@@ -917,21 +917,16 @@ void MainWindow::forceCandidate(int index) {
     if (index < 0 || index >= int(step.candidates.size()) || !replayPath_.isEmpty() ||
         currentBranch_ < 0)
         return;
-    if (model_ && model_->remote) {
-        statusBar()->showMessage(
-            tr("Branching on a model on a server is not available yet: the answer would have to "
-               "be sent again up to this step"));
-        return;
-    }
     if (generating_) {
         statusBar()->showMessage(
             tr("Branching starts from a finished generation: stop this one first"));
         return;
     }
     const widgets::SamplingCandidate& candidate = step.candidates[size_t(index)];
-    const PendingBranch branch{currentBranch_, step.step,
-                               widgets::tokenDisplayText(candidate.label, {}, false),
-                               candidate.probability[widgets::kStageFinal]};
+    // A server's step knows the model's own probabilities only.
+    const PendingBranch branch{
+        currentBranch_, step.step, widgets::tokenDisplayText(candidate.label, {}, false),
+        candidate.probability[step.fromServer ? widgets::kStageRaw : widgets::kStageFinal]};
     if (!beginRun(false))
         return;
     pendingBranch_ = branch;

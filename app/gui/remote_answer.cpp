@@ -3,6 +3,8 @@
 #include <QCoreApplication>
 #include <algorithm>
 
+#include "core/error.h"
+
 #include "panel_conversion.h"
 #include "remote/remote_context_fit.h"
 
@@ -50,10 +52,40 @@ class RemotePanelProbe final : public Probe {
 
 }  // namespace
 
+RemoteRequest branchRequest(const RemoteAnswer& last, int step, int forcedId) {
+    if (step < 0 || size_t(step) >= last.tokens.size())
+        throw Error(QCoreApplication::translate("RemoteAnswer", "step %1 is not in the last answer")
+                        .arg(step)
+                        .toStdString());
+    const std::vector<remote::TokenCandidate>& candidates = last.tokens[size_t(step)].alternatives;
+    const auto forced = std::find_if(
+        candidates.begin(), candidates.end(),
+        [forcedId](const auto& candidate) { return candidate.id && *candidate.id == forcedId; });
+    if (forced == candidates.end())
+        throw Error(QCoreApplication::translate("RemoteAnswer",
+                                                "token %1 is not among the server's candidates "
+                                                "at step %2")
+                        .arg(forcedId)
+                        .arg(step)
+                        .toStdString());
+    RemoteRequest request;
+    request.messages = last.messages;
+    request.continueAnswer = true;
+    request.prefix.assign(last.tokens.begin(), last.tokens.begin() + step);
+    request.prefix.push_back({*forced, candidates, std::nullopt});
+    std::string answerSoFar;
+    for (const remote::GeneratedToken& token : request.prefix)
+        answerSoFar += token.chosen.bytes.value_or(token.chosen.text);
+    request.messages.push_back({"assistant", answerSoFar});
+    return request;
+}
+
 RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
-                            const std::vector<remote::ChatMessage>& messages,
-                            const remote::RemoteSettings& settings, GenerationControl& control,
-                            const RemoteAnswerSinks& sinks, Probe* recorder) {
+                            const RemoteRequest& request, remote::RemoteSettings settings,
+                            GenerationControl& control, const RemoteAnswerSinks& sinks,
+                            Probe* recorder) {
+    settings.continueAnswer = request.continueAnswer;
+    const std::vector<remote::ChatMessage>& messages = request.messages;
     const int64_t context = connection.contextLength().value_or(0);
     const int64_t reserve =
         context > 0 ? std::min(settings.maxTokens, context / 2) : settings.maxTokens;
@@ -73,7 +105,14 @@ RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
         probes.add(recorder);
     remote::RemoteGenerator generator(connection, &probes, &control);
     const remote::RemoteGeneration generation = generator.chat(fitted.messages, settings);
+    // The record a later branch starts from: the conversation without the answer so far, and
+    // the answer's tokens from its start.
     RemoteAnswer answer;
+    answer.messages = fitted.messages;
+    if (request.continueAnswer)
+        answer.messages.pop_back();
+    answer.tokens = request.prefix;
+    answer.tokens.insert(answer.tokens.end(), generation.tokens.begin(), generation.tokens.end());
     answer.text = QString::fromStdString(generation.text);
     answer.reason = generation.reason;
     answer.promptTokens = generation.promptTokens;

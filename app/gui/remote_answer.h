@@ -23,19 +23,35 @@ struct RemoteAnswerSinks {
     std::function<void(QString)> notice;
 };
 
+// What to ask the server: the conversation, and for a branch the answer so far as a final
+// assistant message to continue, with the tokens it was made of (the run's record starts with
+// them).
+struct RemoteRequest {
+    std::vector<remote::ChatMessage> messages;
+    bool continueAnswer = false;
+    std::vector<remote::GeneratedToken> prefix;
+};
+
 struct RemoteAnswer {
+    std::vector<remote::ChatMessage> messages;  // as sent, after fitting to the context
+    std::vector<remote::GeneratedToken> tokens;
     QString text;
     FinishReason reason = FinishReason::MaxTokens;
     qint64 promptTokens = 0;
     double firstTokenMs = 0;
 };
 
-// Asks the server to answer `messages` (fitted to its context first: the oldest rounds leave, with
-// a notice). `recorder`, if given, gets every probe event too (a trace writer). Throws
+// The request of a branch from `last`: its answer up to sampling step `step`, then the candidate
+// of that step with id `forcedId` instead of the token it chose. Throws Error when the step or
+// the candidate is not in the last answer.
+RemoteRequest branchRequest(const RemoteAnswer& last, int step, int forcedId);
+
+// Asks the server to answer `request.messages` (fitted to its context first: the oldest rounds
+// leave, with a notice). `recorder`, if given, gets every probe event too (a trace writer). Throws
 // RemoteError or Error on failure; a cancel through `control` ends it early.
 RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
-                            const std::vector<remote::ChatMessage>& messages,
-                            const remote::RemoteSettings& settings, GenerationControl& control,
-                            const RemoteAnswerSinks& sinks, Probe* recorder = nullptr);
+                            const RemoteRequest& request, remote::RemoteSettings settings,
+                            GenerationControl& control, const RemoteAnswerSinks& sinks,
+                            Probe* recorder = nullptr);
 
 }  // namespace inferlens::gui

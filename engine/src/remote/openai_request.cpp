@@ -88,6 +88,11 @@ json chatCompletionBody(ServerFlavour flavour, const GenerationRequest& request,
     for (const ChatMessage& message : messages)
         list.push_back({{"role", message.role}, {"content", message.content}});
     body["messages"] = std::move(list);
+    if (request.continueFinalMessage &&
+        (flavour == ServerFlavour::Vllm || flavour == ServerFlavour::Sglang)) {
+        body["continue_final_message"] = true;
+        body["add_generation_prompt"] = false;
+    }
     if (request.topLogprobs) {
         body["logprobs"] = true;
         body["top_logprobs"] = *request.topLogprobs;
@@ -122,6 +127,8 @@ std::vector<std::string> settingsNotCarried(ServerFlavour flavour,
         if (request.grammar)
             dropped.push_back("grammar");
     }
+    if (flavour == ServerFlavour::GenericOpenAi && request.continueFinalMessage)
+        dropped.push_back("continue_final_message");
     if (flavour != ServerFlavour::Vllm && request.tokensAsIds)
         dropped.push_back("return_tokens_as_token_ids");
     return dropped;

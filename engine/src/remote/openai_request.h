@@ -58,6 +58,10 @@ struct GenerationRequest {
     std::optional<std::string> grammar;
     // How many alternatives to report with each generated token's own log-probability.
     std::optional<int> topLogprobs;
+    // Chat: the last message is the assistant's answer so far, to be continued rather than
+    // answered (branching from a prefix): vLLM and SGLang "continue_final_message" with no new
+    // generation prompt; llama-server continues a final assistant message by itself.
+    bool continueFinalMessage = false;
     // llama-server: probabilities after its sampling chain instead of the model's softmax.
     bool postSamplingProbs = false;
     // llama-server: timings in every streamed chunk, not only the last.

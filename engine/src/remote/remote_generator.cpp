@@ -73,6 +73,7 @@ GenerationRequest requestFor(const RemoteConnection& connection, const RemoteSet
     // At least one, so that llama-server reports the chosen token's own probability.
     request.topLogprobs = std::clamp(p.traceTopN, 1, kMostTopLogprobs);
     request.timingsPerToken = connection.flavour() == ServerFlavour::LlamaServer;
+    request.continueFinalMessage = settings.continueAnswer;
     return request;
 }
 
@@ -164,6 +165,10 @@ RemoteGenerator::RemoteGenerator(const RemoteConnection& connection, ProbeSet* p
 
 RemoteGeneration RemoteGenerator::chat(const std::vector<ChatMessage>& messages,
                                        const RemoteSettings& settings) {
+    if (settings.continueAnswer && connection_.flavour() == ServerFlavour::GenericOpenAi)
+        throw RemoteError(RemoteErrorKind::Other,
+                          "this server cannot continue an answer from a prefix (the OpenAI API "
+                          "has no such request), so branching is not available on it");
     std::optional<TokenizationInfo> prompt;
     if (probes_->wantsTokenization())
         if (const std::optional<std::string> rendered = connection_.renderChat(messages))

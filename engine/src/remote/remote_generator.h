@@ -65,6 +65,9 @@ struct RemoteSettings {
     int64_t maxTokens = 256;
     std::vector<std::string> stop;
     bool stream = true;
+    // chat(): the last message is the assistant's answer so far, which the server continues (a
+    // branch from a prefix). A plain OpenAI server cannot: chat() throws RemoteError then.
+    bool continueAnswer = false;
 };
 
 struct RemoteGeneration {
