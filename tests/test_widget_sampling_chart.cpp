@@ -277,6 +277,19 @@ class TestWidgetSamplingChart : public QObject {
         });
         QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join('\n')));
 
+        // The sliders' preview of that step: every stage among the top-N, no tail, the title
+        // saying so.
+        SamplingStep preview = makeStep(5, 3, 1);
+        preview.fromServer = preview.reshapedTopN = true;
+        preview.unknownMass = step.unknownMass;
+        chart.setStep(preview);
+        QVERIFY(!chart.unknownTailValue());
+        QCOMPARE(legendEntries(chart), 5);
+        QVERIFY2(chart.titleText().contains("preview"), qPrintable(chart.titleText()));
+        const QStringList previewProblems = layout_checks::problemsAtEverySize(
+            chart, [&] { return std::vector<QRect>{chart.dataArea(), chart.historyArea()}; });
+        QVERIFY2(previewProblems.isEmpty(), qPrintable(previewProblems.mid(0, 10).join('\n')));
+
         chart.setStep(makeStep(5, 3, 1));
         QVERIFY(!chart.unknownTailValue());
         QCOMPARE(legendEntries(chart), 5);  // four stages and cumulative

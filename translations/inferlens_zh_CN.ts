@@ -234,6 +234,14 @@
         <source>The conversation is longer than the server's context of %1 tokens: the oldest %n round(s) are left out of the prompt.</source>
         <translation><numerusform>对话长于服务器的 %1 个词元的上下文：最早的 %n 轮未放入提示。</numerusform></translation>
     </message>
+    <message>
+        <source>step %1 is not in the last answer</source>
+        <translation>第 %1 步不在上一个回答中</translation>
+    </message>
+    <message>
+        <source>token %1 is not among the server's candidates at step %2</source>
+        <translation>词元 %1 不在服务器第 %2 步给出的候选中</translation>
+    </message>
 </context>
 <context>
     <name>SamplingStage</name>
@@ -597,6 +605,10 @@
     <message>
         <source>The server does not take these settings, which are left out: %1</source>
         <translation>服务器不接受以下设置，已略去：%1</translation>
+    </message>
+    <message>
+        <source>there is no answer to branch from</source>
+        <translation>没有可以分支的回答</translation>
     </message>
 </context>
 <context>
@@ -1115,10 +1127,6 @@
     <message>
         <source>Connected to %1 (%2), model %3</source>
         <translation>已连接到 %1（%2），模型 %3</translation>
-    </message>
-    <message>
-        <source>Branching on a model on a server is not available yet: the answer would have to be sent again up to this step</source>
-        <translation>服务器上的模型暂不支持分支：需要把回答到这一步为止重新发送</translation>
     </message>
     <message>
         <source>Stop the answer first</source>
@@ -1876,6 +1884,10 @@ whole step: %5</source>
     <message>
         <source>Step %1 · the server's top %2 hold %3 of the probability, the rest (%4) is unknown · chosen p = %5 (before the server's sampling)</source>
         <translation>第 %1 步 · 服务器给出的前 %2 个占概率 %3，其余（%4）未知 · 选中 p = %5（服务器采样之前）</translation>
+    </message>
+    <message>
+        <source>Step %1 · preview: re-shaped among the server's top %2 only (they hold %3 of the probability; the rest is left out) · %4 kept</source>
+        <translation>第 %1 步 · 预览：只在服务器给出的前 %2 个之中重新整形（它们占概率 %3；其余略去）· 保留 %4 个</translation>
     </message>
 </context>
 <context>

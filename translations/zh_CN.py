@@ -513,4 +513,12 @@ ZH_CN = {
         "连接到提供 OpenAI 兼容 API 的服务器（llama-server、vLLM、SGLang），而不加载模型；API 密钥（如有）取自 INFERLENS_API_KEY。",
     "The model to use on the --remote server (default: its first).":
         "--remote 服务器上要使用的模型（默认：第一个）。",
+    "step %1 is not in the last answer":
+        "第 %1 步不在上一个回答中",
+    "token %1 is not among the server's candidates at step %2":
+        "词元 %1 不在服务器第 %2 步给出的候选中",
+    "there is no answer to branch from":
+        "没有可以分支的回答",
+    "Step %1 · preview: re-shaped among the server's top %2 only (they hold %3 of the probability; the rest is left out) · %4 kept":
+        "第 %1 步 · 预览：只在服务器给出的前 %2 个之中重新整形（它们占概率 %3；其余略去）· 保留 %4 个",
 }

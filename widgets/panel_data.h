@@ -79,6 +79,10 @@ struct SamplingStep {
     // known, and the rest of the vocabulary is one mass whose split nobody told us.
     bool fromServer = false;
     double unknownMass = 0;
+    // A server's step re-shaped by other sampling settings (a preview): every stage is shown, but
+    // among the top-N only — as if the next token were one of them — since the rest's split is
+    // unknown.
+    bool reshapedTopN = false;
 };
 
 // The KV cache after a step. The context limit (tokens) is set on the chart separately.

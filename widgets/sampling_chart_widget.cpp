@@ -213,7 +213,7 @@ void SamplingChartWidget::applyStep() {
     const int shown = std::min(int(step_.candidates.size()), topN_);
     // A server reports the raw stage only: the other stages' bars and their legend entries go,
     // and the raw bars take the whole slot.
-    const bool server = step_.fromServer;
+    const bool server = step_.fromServer && !step_.reshapedTopN;
     for (int stage = 0; stage < kSamplingStageCount; ++stage) {
         QCPBars* bars = bars_[size_t(stage)];
         const bool drawn = !server || stage == kStageRaw;
@@ -283,19 +283,26 @@ void SamplingChartWidget::applyStep() {
     }
 
     QString title =
-        server ? tr("Step %1 · the server's top %2 hold %3 of the probability, the rest (%4) is "
-                    "unknown · chosen p = %5 (before the server's sampling)")
-                     .arg(step_.step)
-                     .arg(shown)
-                     .arg(1 - step_.unknownMass, 0, 'f', 3)
-                     .arg(step_.unknownMass, 0, 'f', 3)
-                     .arg(double(step_.chosenProbability), 0, 'f', 3)
-               : tr("Step %1 · entropy %2 nats · chosen p = %3 · %4 kept, nucleus mass %5")
-                     .arg(step_.step)
-                     .arg(step_.entropy, 0, 'f', 3)
-                     .arg(double(step_.chosenProbability), 0, 'f', 3)
-                     .arg(step_.cutoffIndex)
-                     .arg(step_.nucleusMass, 0, 'f', 3);
+        step_.reshapedTopN
+            ? tr("Step %1 · preview: re-shaped among the server's top %2 only (they hold %3 of "
+                 "the probability; the rest is left out) · %4 kept")
+                  .arg(step_.step)
+                  .arg(shown)
+                  .arg(1 - step_.unknownMass, 0, 'f', 3)
+                  .arg(step_.cutoffIndex)
+        : server ? tr("Step %1 · the server's top %2 hold %3 of the probability, the rest (%4) is "
+                      "unknown · chosen p = %5 (before the server's sampling)")
+                       .arg(step_.step)
+                       .arg(shown)
+                       .arg(1 - step_.unknownMass, 0, 'f', 3)
+                       .arg(step_.unknownMass, 0, 'f', 3)
+                       .arg(double(step_.chosenProbability), 0, 'f', 3)
+                 : tr("Step %1 · entropy %2 nats · chosen p = %3 · %4 kept, nucleus mass %5")
+                       .arg(step_.step)
+                       .arg(step_.entropy, 0, 'f', 3)
+                       .arg(double(step_.chosenProbability), 0, 'f', 3)
+                       .arg(step_.cutoffIndex)
+                       .arg(step_.nucleusMass, 0, 'f', 3);
     if (step_.chosenIndex < 0 || step_.chosenIndex >= shown) {
         title += tr(" · chosen token not among the %1 shown").arg(shown);
     }

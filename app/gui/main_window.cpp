@@ -49,6 +49,7 @@
 #include "kv_experiment_chart_widget.h"
 #include "language.h"
 #include "models/default_model.h"
+#include "panel_conversion.h"
 #include "panel_export.h"
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
@@ -1315,6 +1316,13 @@ void MainWindow::onSampling(const widgets::SamplingStep& step) {
 void MainWindow::onSamplingParams(const SamplingParams& params) {
     session_->worker()->setSampling(params);
     summary_->setParams(params);
+    if (model_ && model_->remote && !generating_ && !samplingSteps_.empty() &&
+        samplingSteps_.back().fromServer) {
+        // After a server's answer: what these settings would make of its last step's top-N (the
+        // server applies them from the next request).
+        samplingChart_->setStep(reshapeServerStep(samplingSteps_.back(), params));
+        return;
+    }
     if (!generating_ || !pauseAction_->isChecked())
         return;
     // Paused: show what the new parameters do to the step just sampled, from its retained logits

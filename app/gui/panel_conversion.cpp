@@ -1,11 +1,13 @@
 #include "panel_conversion.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <QCoreApplication>
 #include <cmath>
 
 #include "display_text.h"
+#include "sampling/sampler.h"
 
 namespace inferlens::gui {
 
@@ -108,6 +110,43 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
         snapshot.entropy = std::numeric_limits<double>::quiet_NaN();  // the tail's split is unknown
     }
     return snapshot;
+}
+
+widgets::SamplingStep reshapeServerStep(const widgets::SamplingStep& step,
+                                        const SamplingParams& params) {
+    std::vector<float> logits;  // log-probabilities: logits whose softmax is the top-N alone
+    for (const widgets::SamplingCandidate& candidate : step.candidates)
+        logits.push_back(std::log(std::max(candidate.probability[widgets::kStageRaw], 1e-30f)));
+    widgets::SamplingStep reshaped = step;
+    reshaped.reshapedTopN = true;
+    reshaped.candidates.clear();
+    if (logits.empty())
+        return reshaped;
+    SamplingParams local = params;
+    local.grammar.clear();  // the processors need the vocabulary's texts: not here
+    local.bannedTexts.clear();
+    local.minNewTokens = 0;
+    local.logitBias.clear();
+    local.traceTopN = int(logits.size());
+    const Sampler sampler(local, int64_t(logits.size()));
+    const SamplingTrace trace = sampler.preview(local, logits, {}, 0.5);
+    reshaped.cutoffIndex = 0;
+    reshaped.chosenIndex = -1;
+    for (const TraceCandidate& candidate : trace.candidates) {
+        widgets::SamplingCandidate row = step.candidates[size_t(candidate.id)];
+        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
+                           candidate.probability[size_t(SamplingStage::Penalties)],
+                           candidate.probability[size_t(SamplingStage::Temperature)],
+                           candidate.finalProbability()};
+        row.kept = candidate.kept();
+        reshaped.cutoffIndex += row.kept ? 1 : 0;
+        if (int(candidate.id) == step.chosenIndex)
+            reshaped.chosenIndex = int(reshaped.candidates.size());
+        reshaped.candidates.push_back(std::move(row));
+    }
+    reshaped.nucleusMass = trace.nucleusMass;
+    reshaped.entropy = trace.entropyAfter(kFinalSamplingStage);
+    return reshaped;
 }
 
 widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event) {

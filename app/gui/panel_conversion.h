@@ -32,6 +32,13 @@ std::vector<std::string> candidatePieces(const SamplingTrace& trace, const Token
 widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
                                    std::span<const std::string> pieces);
 
+// A server's step (fromServer) under other sampling settings: the sampler's stages run over its
+// top-N alone, their probabilities renormalised among themselves (the rest of the vocabulary is
+// unknown, and the penalties, which need the token history, change nothing here). The candidate
+// the server chose stays marked. For the sliders' preview after a remote answer.
+widgets::SamplingStep reshapeServerStep(const widgets::SamplingStep& step,
+                                        const SamplingParams& params);
+
 widgets::AttentionMatrix attentionMatrix(const AttentionEvent& event);
 
 widgets::KvCachePoint kvCachePoint(const KvCacheStats& stats);
