@@ -520,7 +520,7 @@ void TestJinja::conversationFromJsonMarksWhatPeopleTyped() {
 void TestJinja::emptyLoopsAreCheap() {
     const auto millisecondsFor = [](const char* body) {
         const std::string source =
-            std::string("{% for i in range(300) %}{% for j in range(1000) %}") + body +
+            std::string("{% for i in range(100) %}{% for j in range(500) %}") + body +
             "{% endfor %}{% endfor %}";
         QElapsedTimer timer;
         timer.start();
@@ -532,10 +532,10 @@ void TestJinja::emptyLoopsAreCheap() {
     };
     const double empty = millisecondsFor("");
     const double namingLoop = millisecondsFor("{% if loop.last %}{% endif %}");
-    qInfo("300,000 iterations: %.0f ms empty, %.0f ms naming `loop`", empty, namingLoop);
+    qInfo("50,000 iterations: %.0f ms empty, %.0f ms naming `loop`", empty, namingLoop);
     QVERIFY2(empty < 0.5 * namingLoop,
              qPrintable(QString("%1 ms vs %2 ms").arg(empty).arg(namingLoop)));
-    QVERIFY2(empty < inferlens::test::wallClockBudgetMs(1500) * 0.3,
+    QVERIFY2(empty < inferlens::test::wallClockBudgetMs(250),
              qPrintable(QString::number(empty) + " ms"));
 }
 
