@@ -155,6 +155,7 @@ void ConnectDialog::showModels() {
     const QString typed = model_->currentText();
     model_->clear();
     model_->addItems(models);
+    model_->setCurrentIndex(models.isEmpty() ? -1 : 0);
     if (!typed.isEmpty() && models.contains(typed))
         model_->setCurrentText(typed);
     status_->setText(tr("%n model(s) served", nullptr, int(models.size())));
