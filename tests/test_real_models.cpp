@@ -32,6 +32,7 @@
 #include "generator.h"
 #include "models/model.h"
 #include "support/pypi_files.h"
+#include "support/test_models.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -63,14 +64,6 @@ json readGolden(const QString& name) {
 
 std::vector<int32_t> idsOf(const json& array) {
     return array.get<std::vector<int32_t>>();
-}
-
-double logSumExp(std::span<const float> row) {
-    const double peak = *std::max_element(row.begin(), row.end());
-    double sum = 0;
-    for (const float value : row)
-        sum += std::exp(double(value) - peak);
-    return peak + std::log(sum);
 }
 
 // One model opened once for all the cases of a test function.
@@ -158,7 +151,7 @@ void TestRealModels::logitsMatchLlamaCpp() {
             for (size_t position = 0; position < ids.size(); ++position) {
                 const std::span<const float> row =
                     std::span<const float>(logits).subspan(position * vocab, vocab);
-                const double ourLse = logSumExp(row);
+                const double ourLse = inferlens::test::logSumExp(row);
                 const double theirLse = prompt["logsumexp"][position];
                 const json& topIds = prompt["top_ids"][position];
                 const json& topLogits = prompt["top_logits"][position];

@@ -67,6 +67,15 @@ QString processorName(SamplingStage stage) {
     }
 }
 
+// The four stages the chart draws, from a trace candidate's.
+std::array<float, widgets::kSamplingStageCount> stageProbabilities(
+    const TraceCandidate& candidate) {
+    return {candidate.probability[size_t(SamplingStage::Raw)],
+            candidate.probability[size_t(SamplingStage::Penalties)],
+            candidate.probability[size_t(SamplingStage::Temperature)],
+            candidate.finalProbability()};
+}
+
 }  // namespace
 
 widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
@@ -79,10 +88,7 @@ widgets::SamplingStep samplingStep(int64_t step, const SamplingTrace& trace,
         row.id = candidate.id;
         // What the piece spells (a byte-level "Ġthe" reads "␣the"), as the token strip shows it.
         row.label = widgets::tokenDisplayText(QString::fromStdString(pieces[i]), {}, false);
-        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
-                           candidate.probability[size_t(SamplingStage::Penalties)],
-                           candidate.probability[size_t(SamplingStage::Temperature)],
-                           candidate.finalProbability()};
+        row.probability = stageProbabilities(candidate);
         row.kept = candidate.kept();
         snapshot.cutoffIndex += row.kept ? 1 : 0;
         snapshot.candidates.push_back(std::move(row));
@@ -134,10 +140,7 @@ widgets::SamplingStep reshapeServerStep(const widgets::SamplingStep& step,
     reshaped.chosenIndex = -1;
     for (const TraceCandidate& candidate : trace.candidates) {
         widgets::SamplingCandidate row = step.candidates[size_t(candidate.id)];
-        row.probability = {candidate.probability[size_t(SamplingStage::Raw)],
-                           candidate.probability[size_t(SamplingStage::Penalties)],
-                           candidate.probability[size_t(SamplingStage::Temperature)],
-                           candidate.finalProbability()};
+        row.probability = stageProbabilities(candidate);
         row.kept = candidate.kept();
         reshaped.cutoffIndex += row.kept ? 1 : 0;
         if (int(candidate.id) == step.chosenIndex)

