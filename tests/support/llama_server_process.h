@@ -44,14 +44,14 @@ class LlamaServerProcess {
         return {};
     }
 
-    // Starts `binary` serving `model`; `extra` are more llama-server arguments (--api-key ...).
-    // ready() says whether it came up.
+    // Starts `binary` serving `model` on one thread (the test's own process has the other core);
+    // `extra` are more llama-server arguments (--api-key ...). ready() says whether it came up.
     LlamaServerProcess(const QString& binary, const QString& model, QStringList extra = {})
         : port_(freeLoopbackPort()) {
         process_.setProcessChannelMode(QProcess::MergedChannels);
         process_.start(binary, QStringList{"-m", model, "--host", "127.0.0.1", "--port",
                                            QString::number(port_), "-c", "2048", "-np", "1", "-t",
-                                           "2", "--no-webui", "--no-warmup"} +
+                                           "1", "--no-webui", "--no-warmup"} +
                                    extra);
     }
 
