@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 
 #include "commands.h"
 #include "core/error.h"
@@ -12,6 +11,7 @@
 #include "token_printer.h"
 #include "tokenizer/chat_template.h"
 #include "tokenizer/context_fit.h"
+#include "user_lines.h"
 
 namespace inferlens::cli {
 
@@ -43,13 +43,7 @@ int runChat(const Words& words) {
         std::fprintf(stderr, "chat template: %s; end with Ctrl-D\n",
                      chatTemplate.description().c_str());
     std::string line;
-    while (true) {
-        if (interactive)
-            std::fprintf(stderr, "> ");
-        if (!std::getline(std::cin, line))
-            break;
-        if (line.empty())
-            continue;
+    while (nextUserLine(line)) {
         messages.push_back({ChatRole::User, line});
         // A sliding cache takes a conversation up to the model's context (in window-sized steps).
         const int64_t context = generator.slidingWindow() > 0 ? generator.config().contextLength

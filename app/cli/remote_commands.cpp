@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -16,6 +15,7 @@
 #include "remote_setup.h"
 #include "trace/trace_json.h"
 #include "trace/trace_writer.h"
+#include "user_lines.h"
 
 namespace inferlens::cli {
 
@@ -137,13 +137,7 @@ int runRemoteChat(const Arguments& args) {
     const int64_t reserve =
         context > 0 ? std::min(setup.settings.maxTokens, context / 2) : setup.settings.maxTokens;
     std::string line;
-    while (true) {
-        if (interactive)
-            std::fprintf(stderr, "> ");
-        if (!std::getline(std::cin, line))
-            break;
-        if (line.empty())
-            continue;
+    while (nextUserLine(line)) {
         messages.push_back({"user", line});
         try {
             const remote::FittedConversation fitted =
