@@ -10,6 +10,7 @@
 #include <QTest>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "branch_compare_widget.h"
 #include "chat_view.h"
@@ -18,6 +19,7 @@
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
 #include "support/app_windows.h"
+#include "support/fault_proxy.h"
 #include "support/llama_server_process.h"
 #include "support/pypi_files.h"
 #include "support/wall_clock_budget.h"
@@ -144,6 +146,65 @@ class TestGuiRemote : public QObject {
             QCOMPARE(branch.tokens[size_t(i)].text, answer.tokens[size_t(i)].text);
         QVERIFY(branch.tokens[size_t(step.step)].forced);
         QVERIFY(branch.tokens[size_t(step.step)].probability > 0);
+    }
+
+    // A setting changed while the answer streams applies at once: the request ends and the app
+    // asks again from the answer so far with the new setting; the panels go on with one answer.
+    void aSettingChangedMidAnswerResumesTheAnswerWithIt() {
+        FaultProxy proxy(server_->url());  // no fault: it shows what the app asked for
+        MainWindow window(remoteWindow(proxy.url(), 48));
+        QVERIFY(waitForModel(window));
+        window.samplingControls()->setLogitBiasText(QStringLiteral("0=-inf, 1=-inf, 2=-inf"));
+        window.samplingControls()->setTemperature(0);
+        QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QSignalSpy notices(window.worker(), &EngineWorker::notice);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        QSignalSpy traced(window.worker(), &EngineWorker::traceRecorded);
+        window.chat()->send(QStringLiteral("Write a long story about a lighthouse."));
+        QVERIFY(QTest::qWaitFor([&] { return generated.count() >= 4; }, 60000));
+        window.samplingControls()->setTemperature(1.5);
+        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
+
+        // One answer of the asked length, its steps counted without a gap or a restart.
+        QCOMPARE(window.tokensGenerated(), 48);
+        QCOMPARE(sampled.count(), 48);
+        for (int i = 0; i < sampled.count(); ++i)
+            QCOMPARE(sampled.at(i).at(0).value<widgets::SamplingStep>().step, i);
+        QString streamed;
+        for (const QList<QVariant>& token : generated)
+            streamed += token.at(1).toString();
+        QCOMPARE(finished.at(0).at(0).toString(), streamed);
+        bool told = false;
+        for (const QList<QVariant>& notice : notices)
+            told = told || notice.at(0).toString().startsWith("The settings changed at token");
+        QVERIFY(told);
+
+        // What was asked: the first request at temperature 0, then the answer so far as the
+        // final assistant message to go on from, at the new temperature.
+        std::vector<nlohmann::json> chats;
+        for (const std::string& body : proxy.postedBodies()) {
+            const nlohmann::json request = nlohmann::json::parse(body, nullptr, false);
+            if (request.is_object() && request.contains("messages") &&
+                request.value("stream", false))
+                chats.push_back(request);  // the answers (not the context fit's /apply-template)
+        }
+        QVERIFY(chats.size() >= 2);
+        QCOMPARE(chats.front().value("temperature", -1.0), 0.0);
+        QCOMPARE(chats.back().value("temperature", -1.0), 1.5);
+        const nlohmann::json& resumed = chats.back()["messages"].back();
+        QCOMPARE(resumed.value("role", ""), std::string("assistant"));
+        const QString answerSoFar = QString::fromStdString(resumed.value("content", ""));
+        QVERIFY(!answerSoFar.isEmpty() && streamed.startsWith(answerSoFar));
+
+        // The trace holds the one answer: every step once, in order.
+        QCOMPARE(traced.count(), 1);
+        int traceSteps = 0;
+        for (const TraceEvent& event : readTrace(traced.at(0).at(0).toString()).events)
+            if (const auto* step = std::get_if<widgets::SamplingStep>(&event))
+                QCOMPARE(step->step, traceSteps++);
+        QCOMPARE(traceSteps, 48);
     }
 
     void aKilledServerLeavesTheConversationAndAUsableApp() {

@@ -610,6 +610,10 @@
         <source>there is no answer to branch from</source>
         <translation>没有可以分支的回答</translation>
     </message>
+    <message>
+        <source>The settings changed at token %1 of the answer: the server goes on from there with the new ones.</source>
+        <translation>设置在回答的第 %1 个词元处改变：服务器从那里起按新设置继续。</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::KvCacheMenu</name>

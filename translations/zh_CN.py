@@ -463,6 +463,8 @@ ZH_CN = {
         "此构建没有远程客户端（INFERLENS_REMOTE=OFF）",
     "The server does not take these settings, which are left out: %1":
         "服务器不接受以下设置，已略去：%1",
+    "The settings changed at token %1 of the answer: the server goes on from there with the new ones.":
+        "设置在回答的第 %1 个词元处改变：服务器从那里起按新设置继续。",
     "%1 prompt tokens, first token after %2 ms (network included)":
         "提示 %1 个词元，首个词元用时 %2 毫秒（含网络）",
     "&Connect to server…":

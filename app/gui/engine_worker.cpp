@@ -147,6 +147,12 @@ void EngineWorker::setSampling(const SamplingParams& params) {
     const std::lock_guard lock(samplingMutex_);
     sampling_ = params;
     samplingChanged_ = true;
+    if (streamingFromServer_ && !restartWanted_) {
+        // A server takes the settings with the request: this one ends, and answerOnServer asks
+        // again from the answer so far.
+        restartWanted_ = true;
+        control_.cancel();
+    }
 }
 
 std::optional<SamplingParams> EngineWorker::takePendingSampling() {
@@ -333,25 +339,8 @@ EngineWorker::TraceFile EngineWorker::startTrace() {
 
 void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens) {
 #ifdef INFERLENS_HAVE_REMOTE
-    QString answer;
+    QString answer;  // every token's text as it streamed, kept when the request fails
     try {
-        remote::RemoteSettings settings;
-        {
-            const std::lock_guard lock(samplingMutex_);
-            settings.sampling = sampling_;
-            settings.stop = stopStrings_;
-            samplingChanged_ = false;
-        }
-        settings.maxTokens = maxNewTokens;
-        const std::vector<std::string> dropped =
-            remote::samplingNotCarried(remote_->flavour(), settings.sampling);
-        if (!dropped.empty()) {
-            QStringList names;
-            for (const std::string& name : dropped)
-                names << QString::fromStdString(name);
-            emit notice(tr("The server does not take these settings, which are left out: %1")
-                            .arg(names.join(QStringLiteral(", "))));
-        }
         RemoteAnswerSinks sinks;
         sinks.tokenized = [this](std::vector<widgets::TokenChip> c) { emit tokenized(c); };
         sinks.sampling = [this](widgets::SamplingStep s) { emit sampling(s); };
@@ -361,20 +350,43 @@ void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens
         };
         sinks.timing = [this](widgets::LoopTiming t) { emit loopTiming(t); };
         sinks.notice = [this](QString message) { emit notice(message); };
-        control_.clearCancel();
+        sinks.restartWanted = [this] {
+            const std::lock_guard lock(samplingMutex_);
+            return restartWanted_;
+        };
         TraceFile traceFile = startTrace();  // what the server told, for Export trace
         std::optional<TraceWriter> traceWriter;
         if (traceFile)
             traceWriter.emplace(traceFile.get(), nullptr);
-        auto result = std::make_shared<const RemoteAnswer>(gui::answerOnServer(
-            *remote_, request, settings, control_, sinks, traceWriter ? &*traceWriter : nullptr));
+        // A change of settings while the answer streams ends the request (setSampling) and asks
+        // again from the answer so far with the new settings, until the answer ends otherwise.
+        RemoteRequest part = request;
+        bool resumed = false;
+        std::shared_ptr<const RemoteAnswer> result;
+        for (;;) {
+            const int generatedBefore = int(part.prefix.size() - request.prefix.size());
+            remote::RemoteSettings settings = takeRemoteSettings(maxNewTokens - generatedBefore);
+            result = std::make_shared<const RemoteAnswer>(gui::answerOnServer(
+                *remote_, part, settings, control_, sinks, traceWriter ? &*traceWriter : nullptr));
+            streamingFromServer_ = false;
+            if (!result->endedForRestart)
+                break;
+            resumed = true;
+            emit notice(tr("The settings changed at token %1 of the answer: the server goes on "
+                           "from there with the new ones.")
+                            .arg(result->tokens.size() - request.prefix.size()));
+            part = resumeRequest(*result);
+        }
         lastRemote_ = result;
         emit promptTimed(0, result->promptTokens, result->firstTokenMs);
         if (traceFile && std::fclose(traceFile.release()) == 0)
             emit traceRecorded(trace_->fileName());
-        emit generationFinished(result->text, QString::fromUtf8(finishReasonName(result->reason)),
-                                true);
+        // A resumed answer is its streamed tokens' text: servers differ in whether the text of a
+        // continued message repeats the part it continues (llama-server's does).
+        emit generationFinished(resumed ? answer : result->text,
+                                QString::fromUtf8(finishReasonName(result->reason)), true);
     } catch (const std::exception& error) {
+        streamingFromServer_ = false;
         // What streamed before the failure stays in the answer; the message says what happened.
         emit generationFinished(answer, exceptionMessage(error), false);
     }
@@ -383,6 +395,34 @@ void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens
     Q_UNUSED(maxNewTokens);
 #endif
 }
+
+#ifdef INFERLENS_HAVE_REMOTE
+remote::RemoteSettings EngineWorker::takeRemoteSettings(int maxNewTokens) {
+    remote::RemoteSettings settings;
+    {
+        // With setSampling's lock held, so that a change comes either before these settings are
+        // read or as a restart of the request they make.
+        const std::lock_guard lock(samplingMutex_);
+        streamingFromServer_ = true;
+        control_.clearCancel();
+        settings.sampling = sampling_;
+        settings.stop = stopStrings_;
+        samplingChanged_ = false;
+        restartWanted_ = false;
+    }
+    settings.maxTokens = maxNewTokens;
+    const std::vector<std::string> dropped =
+        remote::samplingNotCarried(remote_->flavour(), settings.sampling);
+    if (!dropped.empty()) {
+        QStringList names;
+        for (const std::string& name : dropped)
+            names << QString::fromStdString(name);
+        emit notice(tr("The server does not take these settings, which are left out: %1")
+                        .arg(names.join(QStringLiteral(", "))));
+    }
+    return settings;
+}
+#endif
 
 void EngineWorker::generate(const QList<ChatTurn>& conversation, int maxNewTokens) {
 #ifdef INFERLENS_HAVE_REMOTE

@@ -37,7 +37,8 @@ class Tokenizer;
 
 namespace inferlens::remote {
 class RemoteConnection;
-}
+struct RemoteSettings;
+}  // namespace inferlens::remote
 
 namespace inferlens::gui {
 
@@ -254,6 +255,11 @@ class EngineWorker : public QObject {
     TraceFile startTrace();
     // generate() and branch() on the server connected to.
     void answerOnServer(const RemoteRequest& request, int maxNewTokens);
+#ifdef INFERLENS_HAVE_REMOTE
+    // The settings for the next request to the server (noticing those it does not take); from here
+    // on a change of settings restarts the request.
+    remote::RemoteSettings takeRemoteSettings(int maxNewTokens);
+#endif
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
     void run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens);
     // run() by beam search (the sampling panel's settings do not apply).
@@ -310,6 +316,10 @@ class EngineWorker : public QObject {
     BeamChoice beams_;
     std::shared_ptr<const std::vector<std::string>> tokenTexts_;  // of the model loaded
     bool samplingChanged_ = false;
+    // A server's answer is streaming (answerOnServer), and a change of settings asked for it to be
+    // resumed with them (setSampling; under samplingMutex_ when written by the UI thread).
+    std::atomic<bool> streamingFromServer_{false};
+    bool restartWanted_ = false;
     // Written by the UI thread (selectHead), read by the engine's.
     std::atomic<int> selectedLayer_{0}, selectedHead_{0};
     std::unique_ptr<QTemporaryFile> trace_;  // the last generation's trace (JSON lines)

@@ -50,7 +50,85 @@ class RemotePanelProbe final : public Probe {
     widgets::LoopTiming timing_;
 };
 
+// Passes one request's events on to `targets` as part of the answer it belongs to: a resumed
+// request's steps count on from `firstStep` and its prompt's tokenization (which holds the answer
+// so far) is not told again; an end that only makes way for a restart is held back.
+class AnswerPartProbe final : public Probe {
+  public:
+    AnswerPartProbe(std::vector<Probe*> targets, int64_t firstStep, bool resumed,
+                    const std::function<bool()>& restartWanted)
+        : targets_(std::move(targets)),
+          firstStep_(firstStep),
+          resumed_(resumed),
+          restartWanted_(restartWanted) {}
+
+    ProbeInterest interest() const override {
+        ProbeInterest wanted;
+        wanted.tokenization = wanted.steps = wanted.sampling = wanted.finished = true;
+        return wanted;
+    }
+    void onTokenized(const TokenizationInfo& info) override {
+        if (!resumed_)
+            each([&](Probe& p) { p.onTokenized(info); });
+    }
+    void onStepBegin(const StepEvent& event) override {
+        each([&](Probe& p) { p.onStepBegin(counted(event)); });
+    }
+    void onSampling(int64_t step, const SamplingTrace& trace) override {
+        each([&](Probe& p) { p.onSampling(firstStep_ + step, trace); });
+    }
+    void onStepEnd(const StepEvent& event) override {
+        each([&](Probe& p) { p.onStepEnd(counted(event)); });
+    }
+    void onFinished(const FinishedEvent& event) override {
+        if (event.reason == FinishReason::Cancelled && restartWanted_ && restartWanted_()) {
+            endedForRestart_ = true;
+            return;
+        }
+        FinishedEvent whole = event;  // the answer's count, the resumed parts' tokens included
+        whole.generatedTokens += firstStep_;
+        each([&](Probe& p) { p.onFinished(whole); });
+    }
+    bool endedForRestart() const { return endedForRestart_; }
+
+  private:
+    template <typename Event>
+    void each(Event&& event) {
+        for (Probe* target : targets_)
+            event(*target);
+    }
+    StepEvent counted(StepEvent event) const {
+        event.index += firstStep_;
+        return event;
+    }
+
+    std::vector<Probe*> targets_;
+    int64_t firstStep_;
+    bool resumed_;
+    const std::function<bool()>& restartWanted_;
+    bool endedForRestart_ = false;
+};
+
+// The request that continues `answer`'s conversation with `prefix` as the answer so far.
+RemoteRequest continuing(const RemoteAnswer& answer, std::vector<remote::GeneratedToken> prefix) {
+    RemoteRequest request;
+    request.messages = answer.messages;
+    request.continueAnswer = true;
+    request.prefix = std::move(prefix);
+    std::string answerSoFar;
+    for (const remote::GeneratedToken& token : request.prefix)
+        answerSoFar += token.chosen.bytes.value_or(token.chosen.text);
+    request.messages.push_back({"assistant", answerSoFar});
+    return request;
+}
+
 }  // namespace
+
+RemoteRequest resumeRequest(const RemoteAnswer& last) {
+    RemoteRequest request = continuing(last, last.tokens);
+    request.resumesAnswer = true;
+    return request;
+}
 
 RemoteRequest branchRequest(const RemoteAnswer& last, int step, int forcedId) {
     if (step < 0 || size_t(step) >= last.tokens.size())
@@ -68,16 +146,9 @@ RemoteRequest branchRequest(const RemoteAnswer& last, int step, int forcedId) {
                         .arg(forcedId)
                         .arg(step)
                         .toStdString());
-    RemoteRequest request;
-    request.messages = last.messages;
-    request.continueAnswer = true;
-    request.prefix.assign(last.tokens.begin(), last.tokens.begin() + step);
-    request.prefix.push_back({*forced, candidates, std::nullopt});
-    std::string answerSoFar;
-    for (const remote::GeneratedToken& token : request.prefix)
-        answerSoFar += token.chosen.bytes.value_or(token.chosen.text);
-    request.messages.push_back({"assistant", answerSoFar});
-    return request;
+    std::vector<remote::GeneratedToken> prefix(last.tokens.begin(), last.tokens.begin() + step);
+    prefix.push_back({*forced, candidates, std::nullopt});
+    return continuing(last, std::move(prefix));
 }
 
 RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
@@ -98,11 +169,14 @@ RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
                                                  "are left out of the prompt.",
                                                  nullptr, fitted.droppedRounds)
                          .arg(context));
-    RemotePanelProbe probe(sinks);
-    ProbeSet probes;
-    probes.add(&probe);
+    RemotePanelProbe panels(sinks);
+    std::vector<Probe*> targets{&panels};
     if (recorder != nullptr)
-        probes.add(recorder);
+        targets.push_back(recorder);
+    const int64_t firstStep = request.resumesAnswer ? int64_t(request.prefix.size()) : 0;
+    AnswerPartProbe part(std::move(targets), firstStep, request.resumesAnswer, sinks.restartWanted);
+    ProbeSet probes;
+    probes.add(&part);
     remote::RemoteGenerator generator(connection, &probes, &control);
     const remote::RemoteGeneration generation = generator.chat(fitted.messages, settings);
     // The record a later branch starts from: the conversation without the answer so far, and
@@ -117,6 +191,7 @@ RemoteAnswer answerOnServer(const remote::RemoteConnection& connection,
     answer.reason = generation.reason;
     answer.promptTokens = generation.promptTokens;
     answer.firstTokenMs = generation.firstTokenSeconds * 1000;
+    answer.endedForRestart = part.endedForRestart();
     return answer;
 }
 

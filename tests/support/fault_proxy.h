@@ -5,7 +5,9 @@
 // a malformed event after the first one, or a stream that stalls after the first chunk.
 
 #include <atomic>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "remote/http_client.h"
 #include "support/loopback_http_server.h"
@@ -23,6 +25,11 @@ class FaultProxy {
     std::string url() const { return server_.url(); }
     // For the requests that arrive from now on (POSTs only: finding the server stays healthy).
     void setFault(Fault fault) { fault_ = fault; }
+    // The bodies of the POSTs relayed so far, in order (what the client asked for).
+    std::vector<std::string> postedBodies() const {
+        const std::lock_guard lock(postedMutex_);
+        return posted_;
+    }
 
   private:
     // Whether the client closed its end (a read would give end of file).
@@ -41,6 +48,10 @@ class FaultProxy {
         const std::string body =
             headerEnd == std::string::npos ? std::string() : request.substr(headerEnd + 4);
         const Fault fault = method == "POST" ? fault_.load() : Fault::None;
+        if (method == "POST") {
+            const std::lock_guard lock(postedMutex_);
+            posted_.push_back(body);
+        }
         if (fault == Fault::Status500) {
             sendAnswer(connection.fd, 500, "Internal Server Error",
                        R"({"error":{"code":500,"message":"injected fault: the model crashed",)"
@@ -83,6 +94,8 @@ class FaultProxy {
 
     std::string upstream_;
     std::atomic<Fault> fault_{Fault::None};
+    mutable std::mutex postedMutex_;
+    std::vector<std::string> posted_;
     LoopbackServer server_;
 };
 
