@@ -28,19 +28,25 @@ inline RealServerFiles findRealServerFiles(QString& skipReason);
 
 class LlamaServerProcess {
   public:
-    // The llama-server binary, or an empty string with `skipReason` saying how to build it.
+    // The llama-server binary, or an empty string with `skipReason` saying how to build it: the
+    // one of INFERLENS_LLAMA_SERVER, else the full build's, else the build for tests (--for-tests).
     static QString find(QString& skipReason) {
-        QString path = qEnvironmentVariable("INFERLENS_LLAMA_SERVER");
-        if (path.isEmpty()) {
+        QStringList paths;
+        if (const QString chosen = qEnvironmentVariable("INFERLENS_LLAMA_SERVER");
+            !chosen.isEmpty())
+            paths << chosen;
+        else {
             const QString cache = qEnvironmentVariable(
                 "INFERLENS_CACHE_DIR", QDir(INFERLENS_TEST_DATA "/../../.cache").absolutePath());
-            path = cache + "/llama.cpp-build/bin/llama-server";
+            paths << cache + "/llama.cpp-build/bin/llama-server"
+                  << cache + "/llama.cpp-build-tests/bin/llama-server";
         }
-        if (QFileInfo(path).isExecutable())
-            return path;
-        skipReason = "no llama-server at " + path +
-                     ": tools/build_llama_cpp.sh builds it (scripts/test.sh does), or set "
-                     "INFERLENS_LLAMA_SERVER";
+        for (const QString& path : paths)
+            if (QFileInfo(path).isExecutable())
+                return path;
+        skipReason = "no llama-server at " + paths.join(" or ") +
+                     ": tools/build_llama_cpp.sh --for-tests builds it (scripts/test.sh does), or "
+                     "set INFERLENS_LLAMA_SERVER";
         return {};
     }
 
