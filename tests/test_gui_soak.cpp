@@ -25,6 +25,7 @@
 #include "main_window.h"
 #include "models/model_files.h"
 #include "support/app_windows.h"
+#include "support/sanitizer_build.h"
 #include "tokenizer/tokenizer.h"
 
 using namespace inferlens;
@@ -37,11 +38,7 @@ constexpr double kStallLimitMs = 250;
 constexpr int kHeatmapBudgetMB = 8;  // 1,024 positions at full resolution: the run must pool
 // The whole process (Qt, the model, every panel's history, one step's captured attention):
 // measured at about 530 MB here, and 1,140 MB under AddressSanitizer (shadow memory, quarantine).
-#if defined(__SANITIZE_ADDRESS__)
-constexpr double kPeakMemoryCeilingMB = 2048;
-#else
-constexpr double kPeakMemoryCeilingMB = 1024;
-#endif
+constexpr double kPeakMemoryCeilingMB = test::kAddressSanitizer ? 2048 : 1024;
 
 // The process's peak resident memory so far (VmHWM), in MB.
 double peakResidentMB() {

@@ -1,4 +1,5 @@
 #include "support/child_process.h"
+#include "support/sanitizer_build.h"
 
 #include <signal.h>
 #include <sys/resource.h>
@@ -20,18 +21,7 @@ constexpr rlim_t kAddressSpaceLimit = rlim_t(4) << 30;
 constexpr size_t kMaxMessageBytes = 4096;  // well inside a pipe's buffer: the child never blocks
 
 bool addressSpaceLimitApplies() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-    return false;
-#else
-    return true;
-#endif
-#else
-    return true;
-#endif
+    return !kAddressSanitizer && !kThreadSanitizer;
 }
 
 [[noreturn]] void childMain(const std::function<void()>& body, int fd) {

@@ -5,15 +5,11 @@
 // memory checks, race bookkeeping) and CI runs it with two tests in parallel, so its limits are
 // scaled rather than loosened for everyone.
 
+#include "support/sanitizer_build.h"
+
 namespace inferlens::test {
 
-#if defined(__SANITIZE_THREAD__)
-constexpr double kSanitizerSlowdown = 8;
-#elif defined(__SANITIZE_ADDRESS__)
-constexpr double kSanitizerSlowdown = 4;
-#else
-constexpr double kSanitizerSlowdown = 1;
-#endif
+constexpr double kSanitizerSlowdown = kThreadSanitizer ? 8 : kAddressSanitizer ? 4 : 1;
 
 // `milliseconds` of the normal build, in this build.
 constexpr long long wallClockBudgetMs(long long milliseconds) {
