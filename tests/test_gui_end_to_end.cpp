@@ -40,17 +40,14 @@
 #include "sampling_chart_widget.h"
 #include "sampling_controls.h"
 #include "support/app_windows.h"
+#include "support/wall_clock_budget.h"
 #include "token_strip_widget.h"
 #include "trace_reader.h"
 
 using namespace inferlens;
 using namespace inferlens::gui;
 
-namespace {
-
-constexpr double kStallLimitMs = 250;
-
-}  // namespace
+namespace {}  // namespace
 
 class TestGuiEndToEnd : public QObject {
     Q_OBJECT
@@ -94,7 +91,7 @@ class TestGuiEndToEnd : public QObject {
         const auto promptChips = tokenized.at(0).at(0).value<std::vector<widgets::TokenChip>>();
         QCOMPARE(window.tokenStrip()->tokenCount(), int(promptChips.size()) + tokens);
         qInfo("%d tokens; longest UI stall %.1f ms", tokens, window.longestStallMs());
-        QVERIFY(window.longestStallMs() < kStallLimitMs);
+        QVERIFY(window.longestStallMs() < test::kUiStallLimitMs);
     }
 
     void aSamplingChangeAppliesFromTheNextToken() {

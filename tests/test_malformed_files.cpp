@@ -685,7 +685,7 @@ void TestMalformedFiles::addGgufCases() {
              {"gguf/version 4", 4},
              {"gguf/version 3 byte-swapped", 0x03000000u}}) {
         addGguf(
-            name, "llama", [version](GgufParts& g) { g.version = version; },
+            name, "llama", [version = version](GgufParts& g) { g.version = version; },
             {"unsupported GGUF version", std::to_string(version).c_str()}, version == 4);
     }
     addGguf(
@@ -834,7 +834,7 @@ void TestMalformedFiles::addGgufCases() {
              {"gguf/dimension INT64_MIN", std::numeric_limits<int64_t>::min()}}) {
         addGguf(
             name, "llama",
-            [extent](GgufParts& g) { g.tensor("blk.0.attn_q.weight").ne[1] = extent; },
+            [extent = extent](GgufParts& g) { g.tensor("blk.0.attn_q.weight").ne[1] = extent; },
             {"blk.0.attn_q.weight", "dimension", std::to_string(extent).c_str()}, extent == -1);
     }
     addGguf("gguf/dimension product 2^72", "llama",
