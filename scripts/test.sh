@@ -32,7 +32,7 @@ export QT_QPA_PLATFORM=offscreen
 # the two tests that need it run once it is there.
 real_server_tests='^test_(remote_llama_server|gui_remote)$'
 llama_log="$build/llama-server-build.log"
-(JOBS="$(nproc)" nice -n 19 "$root/tools/build_llama_cpp.sh" --for-tests > "$llama_log" 2>&1) &
+(JOBS="$(nproc)" nice -n 19 "$root/tools/build_llama_cpp.sh" --only llama-server > "$llama_log" 2>&1) &
 llama_build=$!
 ctest --test-dir "$build" --output-on-failure --timeout 900 -E "$real_server_tests"
 stage_done "the suite"

@@ -35,12 +35,8 @@
 #            there); NO_AMX=1 switches it off as for the default source. Targets the source does
 #            not have (b4747 has no llama-completion) are skipped.
 #        tools/build_llama_cpp.sh --only llama-server
-#            build just that tool (and what it links); a later call without --only builds the rest
-#            in the same folder.
-#        tools/build_llama_cpp.sh --for-tests
-#            just llama-server, for the remote tests (scripts/test.sh), into
-#            .cache/llama.cpp-build-tests/: its C++ at -O1, which compiles in about 60 % of the
-#            time (ggml's C kernels stay at -O3). Never a peer for speed comparisons.
+#            build just that tool (and what it links), as scripts/test.sh does for the remote tests;
+#            a later call without --only builds the rest in the same folder.
 # Environment: JOBS (parallel compile jobs, default 2). Exit status 3 when the source cannot be
 # fetched (no package index), 1 on any other failure.
 set -euo pipefail
@@ -53,14 +49,12 @@ die() { echo "build_llama_cpp: $*" >&2; exit 1; }
 other_source=""
 name=""
 only=""
-cxx_release="-O3 -DNDEBUG"  # CMake's Release flags
 while [ $# -gt 0 ]; do
     case "$1" in
     --source) other_source="$2"; shift 2 ;;
     --name) name="$2"; shift 2 ;;
     --only) only="$2"; shift 2 ;;
-    --for-tests) only="llama-server"; name="tests"; cxx_release="-O1 -DNDEBUG"; shift ;;
-    *) die "unknown argument $1 (usage: tools/build_llama_cpp.sh [--source DIR --name NAME] [--only TOOL] [--for-tests])" ;;
+    *) die "unknown argument $1 (usage: tools/build_llama_cpp.sh [--source DIR --name NAME] [--only TOOL])" ;;
     esac
 done
 [ -z "$other_source" ] || [ -n "$name" ] || die "--source needs --name"
@@ -135,7 +129,7 @@ echo "build_llama_cpp: configuring in $build ($machine)" >&2
 cmake -S "$source_dir" -B "$build" "${generator[@]}" "${launcher[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DGGML_NATIVE=ON \
     -DGGML_CUDA=OFF -DGGML_METAL=OFF -DGGML_VULKAN=OFF -DGGML_OPENMP=ON \
-    -DCMAKE_C_FLAGS="$amx_flags" -DCMAKE_CXX_FLAGS="$amx_flags" -DCMAKE_CXX_FLAGS_RELEASE="$cxx_release" \
+    -DCMAKE_C_FLAGS="$amx_flags" -DCMAKE_CXX_FLAGS="$amx_flags" \
     -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=ON -DLLAMA_BUILD_TOOLS=ON \
     -DLLAMA_BUILD_SERVER=ON -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF \
     -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF \
@@ -161,7 +155,7 @@ fi
 
 {
     echo "source: $source_dir ($source_label)"
-    echo "flags: Release (C++: $cxx_release), GGML_NATIVE=ON, CPU only, shared, extra: ${amx_flags:-none}"
+    echo "flags: Release, GGML_NATIVE=ON, CPU only, shared, extra: ${amx_flags:-none}"
     echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'); $machine"
     echo "built: $(date -u +%Y-%m-%dT%H:%MZ)"
 } >"$build/VERSION"

@@ -28,25 +28,19 @@ inline RealServerFiles findRealServerFiles(QString& skipReason);
 
 class LlamaServerProcess {
   public:
-    // The llama-server binary, or an empty string with `skipReason` saying how to build it: the
-    // one of INFERLENS_LLAMA_SERVER, else the full build's, else the build for tests (--for-tests).
+    // The llama-server binary, or an empty string with `skipReason` saying how to build it.
     static QString find(QString& skipReason) {
-        QStringList paths;
-        if (const QString chosen = qEnvironmentVariable("INFERLENS_LLAMA_SERVER");
-            !chosen.isEmpty())
-            paths << chosen;
-        else {
+        QString path = qEnvironmentVariable("INFERLENS_LLAMA_SERVER");
+        if (path.isEmpty()) {
             const QString cache = qEnvironmentVariable(
                 "INFERLENS_CACHE_DIR", QDir(INFERLENS_TEST_DATA "/../../.cache").absolutePath());
-            paths << cache + "/llama.cpp-build/bin/llama-server"
-                  << cache + "/llama.cpp-build-tests/bin/llama-server";
+            path = cache + "/llama.cpp-build/bin/llama-server";
         }
-        for (const QString& path : paths)
-            if (QFileInfo(path).isExecutable())
-                return path;
-        skipReason = "no llama-server at " + paths.join(" or ") +
-                     ": tools/build_llama_cpp.sh --for-tests builds it (scripts/test.sh does), or "
-                     "set INFERLENS_LLAMA_SERVER";
+        if (QFileInfo(path).isExecutable())
+            return path;
+        skipReason = "no llama-server at " + path +
+                     ": tools/build_llama_cpp.sh builds it (scripts/test.sh does), or set "
+                     "INFERLENS_LLAMA_SERVER";
         return {};
     }
 
