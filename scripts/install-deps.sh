@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config  # toolchain
   clang                     # libFuzzer for tests/fuzz (its runtime: see below)
+  lld                       # a faster linker for the suite's hundred executables (cmake/Linker.cmake)
   qt6-base-dev qt6-tools-dev qt6-tools-dev-tools qt6-l10n-tools  # Qt 6: Core, Test, Widgets, LinguistTools
   libqcustomplot-dev        # plots in the desktop app (QCustomPlotQt6)
   qt6-svg-dev               # SVG export of the panels (QSvgGenerator)
