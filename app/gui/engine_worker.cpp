@@ -372,6 +372,13 @@ void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens
             if (!result->endedForRestart)
                 break;
             resumed = true;
+            if (result->tokens.size() - request.prefix.size() >= size_t(maxNewTokens)) {
+                // The change came with the last token asked for: nothing is left to resume.
+                RemoteAnswer whole = *result;
+                whole.reason = FinishReason::MaxTokens;
+                result = std::make_shared<const RemoteAnswer>(std::move(whole));
+                break;
+            }
             emit notice(tr("The settings changed at token %1 of the answer: the server goes on "
                            "from there with the new ones.")
                             .arg(result->tokens.size() - request.prefix.size()));
