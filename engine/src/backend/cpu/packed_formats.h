@@ -45,26 +45,38 @@ INFERLENS_AVX2 inline __m256i broadcast4(const int8_t* a) {
 INFERLENS_AVX512 inline __m256i nibbleProductsVnni(__m256i acc, __m256i n, __m256i a) {
     return _mm256_dpbusd_epi32(acc, n, a);
 }
-INFERLENS_AVX2 inline __m256i nibbleProducts(__m256i acc, __m256i n, __m256i a) {
-    return _mm256_add_epi32(acc, simd::multiplyBytes(n, a));
-}
 
 // The same products kept as pair sums until a group of chunks is done. AVX2 multiplies bytes in
 // two steps on its few multiply ports, vpmaddubsw (pairs into int16) then vpmaddwd (into int32);
 // a pair of 5-bit values at most 2 · 31 · 127 = 7,874 in size, so four chunks' pair sums fit in
-// int16 and are added with cheap 16-bit additions, widened once per group (`widen`). With VNNI
-// the lanes are int32 from the start and widening does nothing.
+// int16 and are added with cheap 16-bit additions, widened once per group. (VNNI's lanes are
+// int32 from the start.)
 INFERLENS_AVX2 inline __m256i nibblePairSums(__m256i acc16, __m256i n, __m256i a) {
     return _mm256_add_epi16(acc16, _mm256_maddubs_epi16(n, a));
 }
 INFERLENS_AVX2 inline __m256i widenPairSums(__m256i acc16) {
     return _mm256_madd_epi16(acc16, _mm256_set1_epi16(1));
 }
-INFERLENS_AVX512 inline __m256i widenNothing(__m256i acc) {
-    return acc;
-}
 // Chunks of 5-bit values (≤ 31) whose pair sums fit in one int16 accumulator.
 constexpr int kPairSumChunks = 4;
+
+// The integer dot of 8 decoded chunks of 4-bit (`group` 8: 2 · 15 · 127 · 8 < 2¹⁵) or 5-bit values
+// (`group` kPairSumChunks) with a token's 32 activation bytes at `a` (chunk k's lanes meet bytes
+// 4k … 4k + 3), per row lane, added to `init`: pair sums in int16, widened once per group.
+template <int group>
+INFERLENS_AVX2 inline __m256i nibbleDotAvx2(const __m256i (&chunk)[8], const int8_t* a,
+                                            __m256i init) {
+    __m256i sum = init;
+#pragma GCC unroll 2
+    for (int g = 0; g < 8; g += group) {
+        __m256i pairs = _mm256_setzero_si256();
+#pragma GCC unroll 8
+        for (int k = g; k < g + group; ++k)
+            pairs = nibblePairSums(pairs, chunk[k], broadcast4(a + 4 * k));
+        sum = _mm256_add_epi32(sum, widenPairSums(pairs));
+    }
+    return sum;
+}
 
 // Bit `bit` (0…7) of every byte of `words` moved to bit 4, the others cleared: the value 16 that
 // a Q5 type's fifth bit adds to its nibble.

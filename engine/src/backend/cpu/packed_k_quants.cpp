@@ -94,71 +94,203 @@ INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
         _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes))));
 }
 
-// Each pair's integer dots are built in two accumulators per sub-block and token (exact, so in
-// any order), so that one decode step is not bound by the latency of a single chain; each takes
-// four chunks (kPairSumChunks) and is widened once (packed_formats.h). `fifth`: Q5_K, whose fifth
-// bits join the nibbles.
-#define INFERLENS_PACKED_Q4_K_TILE(name, target, products, widen)                                 \
-    template <bool fifth, int T>                                                                  \
-    target void name(const std::byte* group, const QuantizedActivations* const* xs,               \
-                     int64_t blocks, float* out, int stride) {                                    \
-        __m256 acc[T];                                                                            \
-        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();         \
-        for (int64_t b = 0; b < blocks; ++b) {                                                    \
-            const std::byte* block = group + b * kPackedBytes<fifth>;                             \
-            const __m256 d = packedScales(block);                                                 \
-            const __m256 negativeDmin =                                                           \
-                _mm256_sub_ps(_mm256_setzero_ps(), packedScales(block + 16));                     \
-            alignas(32) float scale[8][8], offset[8][8];                                          \
-            _Pragma("GCC unroll 8") for (int s = 0; s < 8; ++s) {                                 \
-                _mm256_store_ps(scale[s], _mm256_mul_ps(d, byteFloats(block + 32 + 8 * s)));      \
-                _mm256_store_ps(offset[s],                                                        \
-                                _mm256_mul_ps(negativeDmin, byteFloats(block + 96 + 8 * s)));     \
-            }                                                                                     \
-            _Pragma("GCC unroll 4") for (int p = 0; p < 4; ++p) {                                 \
-                __m256i low[T][2], high[T][2];                                                    \
-                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) for (int i = 0; i < 2; ++i) { \
-                    low[t][i] = _mm256_setzero_si256();                                           \
-                    high[t][i] = _mm256_setzero_si256();                                          \
-                }                                                                                 \
-                _Pragma("GCC unroll 8") for (int k = 0; k < 8; ++k) {                             \
-                    const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(    \
-                        block + packedNibblesAt(fifth) + 256 * p + 32 * k));                      \
-                    __m256i lo = _mm256_and_si256(chunk, _mm256_set1_epi8(0x0f));                 \
-                    __m256i hi =                                                                  \
-                        _mm256_and_si256(_mm256_srli_epi16(chunk, 4), _mm256_set1_epi8(0x0f));    \
-                    if constexpr (fifth) {                                                        \
-                        const __m256i high = _mm256_loadu_si256(                                  \
-                            reinterpret_cast<const __m256i*>(block + 160 + 32 * k));              \
-                        lo = _mm256_or_si256(lo, fifthBits(high, 2 * p));                         \
-                        hi = _mm256_or_si256(hi, fifthBits(high, 2 * p + 1));                     \
-                    }                                                                             \
-                    _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                         \
-                        const int8_t* a = xs[t]->values.data() + (8 * b + 2 * p) * 32 + 4 * k;    \
-                        low[t][k % 2] = products(low[t][k % 2], lo, broadcast4(a));               \
-                        high[t][k % 2] = products(high[t][k % 2], hi, broadcast4(a + 32));        \
-                    }                                                                             \
-                }                                                                                 \
-                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                             \
-                    const __m256i dots[2] = {                                                     \
-                        _mm256_add_epi32(widen(low[t][0]), widen(low[t][1])),                     \
-                        _mm256_add_epi32(widen(high[t][0]), widen(high[t][1]))};                  \
-                    _Pragma("GCC unroll 2") for (int i = 0; i < 2; ++i) {                         \
-                        const int s = 2 * p + i;                                                  \
-                        const size_t sub = size_t(8 * b + s);                                     \
-                        acc[t] =                                                                  \
-                            _mm256_fmadd_ps(_mm256_mul_ps(_mm256_load_ps(scale[s]),               \
-                                                          _mm256_set1_ps(xs[t]->scales[sub])),    \
-                                            _mm256_cvtepi32_ps(dots[i]), acc[t]);                 \
-                        acc[t] = _mm256_fmadd_ps(_mm256_load_ps(offset[s]),                       \
-                                                 _mm256_set1_ps(xs[t]->scaledSums[sub]), acc[t]); \
-                    }                                                                             \
-                }                                                                                 \
-            }                                                                                     \
-        }                                                                                         \
-        for (int t = 0; t < T; ++t)                                                               \
-            storeRows(acc[t], out + t, stride);                                                   \
+// A packed Q4_K/Q5_K super-block's per-row factors of sub-block s: scale[s] = d · sc,
+// offset[s] = −dmin · m.
+INFERLENS_AVX2 inline void subBlockFactors(const std::byte* block, float (&scale)[8][8],
+                                           float (&offset)[8][8]) {
+    const __m256 d = packedScales(block);
+    const __m256 negativeDmin = _mm256_sub_ps(_mm256_setzero_ps(), packedScales(block + 16));
+#pragma GCC unroll 8
+    for (int s = 0; s < 8; ++s) {
+        _mm256_store_ps(scale[s], _mm256_mul_ps(d, byteFloats(block + 32 + 8 * s)));
+        _mm256_store_ps(offset[s], _mm256_mul_ps(negativeDmin, byteFloats(block + 96 + 8 * s)));
     }
+}
+
+// Sub-block s's part of a (row, token) accumulator, in the order both tiles keep: the integer dot
+// scaled, then the offset.
+INFERLENS_AVX2 inline __m256 addSubBlock(__m256 acc, const float (&scale)[8][8],
+                                         const float (&offset)[8][8], int s,
+                                         const QuantizedActivations& x, size_t sub, __m256i dot) {
+    acc = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_load_ps(scale[s]), _mm256_set1_ps(x.scales[sub])),
+                          _mm256_cvtepi32_ps(dot), acc);
+    return _mm256_fmadd_ps(_mm256_load_ps(offset[s]), _mm256_set1_ps(x.scaledSums[sub]), acc);
+}
+
+// AVX2: a sub-block at a time, as the 32-value types (packed_legacy_quants.cpp): its 8 chunks
+// decoded into registers once for the tile's tokens, then each token's dot in one chain of int16
+// pair sums (nibbleDotAvx2). A pair of sub-blocks at once, as the VNNI tile below does, needs more
+// accumulators per token than AVX2's 16 registers hold beside the chunks (TinyLlama-shaped
+// matrix, one core, bench_packed_products: 105 → 140 Gop/s). `fifth`: Q5_K, whose fifth bits join
+// the nibbles.
+template <bool fifth, int T>
+INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* const* xs,
+                            int64_t blocks, float* out, int stride) {
+    __m256 acc[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const std::byte* block = group + b * kPackedBytes<fifth>;
+        alignas(32) float scale[8][8], offset[8][8];
+        subBlockFactors(block, scale, offset);
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) {
+            __m256i chunk[8];
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k) {
+                const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                    block + packedNibblesAt(fifth) + 256 * (s / 2) + 32 * k));
+                chunk[k] = _mm256_and_si256(s % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4),
+                                            _mm256_set1_epi8(0x0f));
+                if constexpr (fifth)
+                    chunk[k] = _mm256_or_si256(
+                        chunk[k], fifthBits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                                                block + 160 + 32 * k)),
+                                            s));
+            }
+#pragma GCC unroll 4
+            for (int t = 0; t < T; ++t) {
+                const size_t sub = size_t(8 * b + s);
+                const __m256i dot =
+                    nibbleDotAvx2 < fifth
+                        ? kPairSumChunks
+                        : 2 * kPairSumChunks >
+                              (chunk, xs[t]->values.data() + sub * 32, _mm256_setzero_si256());
+                acc[t] = addSubBlock(acc[t], scale, offset, s, *xs[t], sub, dot);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        storeRows(acc[t], out + t, stride);
+}
+
+// AVX-512 VNNI: a pair of sub-blocks at a time, each pair's integer dots built in two accumulators
+// per sub-block and token (exact, so in any order), so that one decode step is not bound by the
+// latency of a single chain of dot-product instructions.
+template <bool fifth, int T>
+INFERLENS_AVX512 void q4kAvx512(const std::byte* group, const QuantizedActivations* const* xs,
+                                int64_t blocks, float* out, int stride) {
+    __m256 acc[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const std::byte* block = group + b * kPackedBytes<fifth>;
+        alignas(32) float scale[8][8], offset[8][8];
+        subBlockFactors(block, scale, offset);
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; ++p) {
+            __m256i low[T][2], high[T][2];
+#pragma GCC unroll 4
+            for (int t = 0; t < T; ++t)
+                for (int i = 0; i < 2; ++i) {
+                    low[t][i] = _mm256_setzero_si256();
+                    high[t][i] = _mm256_setzero_si256();
+                }
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k) {
+                const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
+                    block + packedNibblesAt(fifth) + 256 * p + 32 * k));
+                __m256i lo = _mm256_and_si256(chunk, _mm256_set1_epi8(0x0f));
+                __m256i hi = _mm256_and_si256(_mm256_srli_epi16(chunk, 4), _mm256_set1_epi8(0x0f));
+                if constexpr (fifth) {
+                    const __m256i bits =
+                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 160 + 32 * k));
+                    lo = _mm256_or_si256(lo, fifthBits(bits, 2 * p));
+                    hi = _mm256_or_si256(hi, fifthBits(bits, 2 * p + 1));
+                }
+#pragma GCC unroll 4
+                for (int t = 0; t < T; ++t) {
+                    const int8_t* a = xs[t]->values.data() + (8 * b + 2 * p) * 32 + 4 * k;
+                    low[t][k % 2] = nibbleProductsVnni(low[t][k % 2], lo, broadcast4(a));
+                    high[t][k % 2] = nibbleProductsVnni(high[t][k % 2], hi, broadcast4(a + 32));
+                }
+            }
+#pragma GCC unroll 4
+            for (int t = 0; t < T; ++t) {
+                const __m256i dots[2] = {_mm256_add_epi32(low[t][0], low[t][1]),
+                                         _mm256_add_epi32(high[t][0], high[t][1])};
+#pragma GCC unroll 2
+                for (int i = 0; i < 2; ++i)
+                    acc[t] = addSubBlock(acc[t], scale, offset, 2 * p + i, *xs[t],
+                                         size_t(8 * b + 2 * p + i), dots[i]);
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        storeRows(acc[t], out + t, stride);
+}
+
+// AVX2: a sub-block (4h + k) at a time, its 8 chunks of 6-bit values decoded into registers once
+// for the tile's tokens. A token's dot keeps two chunks' pair sums in int16 (2 · 2 · 63 · 127 <
+// 2¹⁵) and widens them with vpmaddwd by the 16-value group's int8 scale instead of by ones, so
+// that the sub-block's two scales cost nothing and it takes one conversion and one FMA; the bias
+// 32 · Σ a of each group, scaled the same way, comes off in integers (the scaled dot of a
+// sub-block stays below 2³¹; beyond 2²⁴ its conversion rounds, as any f32 sum does). One
+// bench_packed_products matrix, one core: 72 → … Gop/s.
+template <int T>
+INFERLENS_AVX2 void q6kAvx2(const std::byte* group, const QuantizedActivations* const* xs,
+                            int64_t blocks, float* out, int stride) {
+    __m256 acc[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const std::byte* block = group + b * kPackedQ6_KBytes;
+        const __m256 d = packedScales(block);
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+            const std::byte* half = block + 144 + h * (16 + 8) * 32;
+            const auto* chunks = reinterpret_cast<const __m256i*>(half);
+#pragma GCC unroll 4
+            for (int k = 0; k < 4; ++k) {
+                const int sub = 4 * h + k;
+                // Row j's lane: its two group scales as int16 (first, second), and each doubled.
+                const __m128i scales =
+                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 + 16 * sub));
+                const __m128i second = _mm_srli_si128(scales, 8);
+                const __m256i bothScales = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(scales, second));
+                const __m256i groupScale[2] = {
+                    _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(scales, scales)),
+                    _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(second, second))};
+                __m256i q[8];
+#pragma GCC unroll 8
+                for (int i = 0; i < 8; ++i) {
+                    const __m256i low = _mm256_loadu_si256(chunks + 8 * (k % 2) + i);
+                    const __m256i high = _mm256_loadu_si256(chunks + 16 + i);
+                    const __m256i highBits = k < 2 ? _mm256_slli_epi16(high, 4 - 2 * k)
+                                                   : _mm256_srli_epi16(high, 2 * k - 4);
+                    q[i] = _mm256_or_si256(_mm256_and_si256(k < 2 ? low : _mm256_srli_epi16(low, 4),
+                                                            _mm256_set1_epi8(0x0f)),
+                                           _mm256_and_si256(highBits, _mm256_set1_epi8(0x30)));
+                }
+#pragma GCC unroll 4
+                for (int t = 0; t < T; ++t) {
+                    const size_t at = size_t(8 * b + sub);
+                    const int8_t* a = xs[t]->values.data() + at * 32;
+                    __m256i dot = _mm256_setzero_si256();
+#pragma GCC unroll 4
+                    for (int i = 0; i < 8; i += 2) {
+                        const __m256i pairs = _mm256_add_epi16(
+                            _mm256_maddubs_epi16(q[i], broadcast4(a + 4 * i)),
+                            _mm256_maddubs_epi16(q[i + 1], broadcast4(a + 4 * i + 4)));
+                        dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, groupScale[i / 4]));
+                    }
+                    const __m128i halfSums = _mm_loadl_epi64(
+                        reinterpret_cast<const __m128i*>(xs[t]->halfSums.data() + 2 * at));
+                    const __m256i bias = _mm256_madd_epi16(
+                        bothScales, _mm256_broadcastd_epi32(_mm_packs_epi32(halfSums, halfSums)));
+                    dot = _mm256_sub_epi32(dot, _mm256_slli_epi32(bias, 5));
+                    acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[at])),
+                                             _mm256_cvtepi32_ps(dot), acc[t]);
+                }
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        storeRows(acc[t], out + t, stride);
+}
 
 // 8 signed bytes as 8 floats.
 INFERLENS_AVX2 inline __m256 signedByteFloats(const std::byte* bytes) {
@@ -166,80 +298,81 @@ INFERLENS_AVX2 inline __m256 signedByteFloats(const std::byte* bytes) {
         _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes))));
 }
 
-// A half's sub-blocks 4h + k, k = 0…3, group g (elements 16g … 16g + 15): chunks c = 4g … 4g + 3
-// hold 4 elements each of all four sub-blocks.
-#define INFERLENS_PACKED_Q6_K_TILE(name, target, products)                                         \
-    template <int T>                                                                               \
-    target void name(const std::byte* group, const QuantizedActivations* const* xs,                \
-                     int64_t blocks, float* out, int stride) {                                     \
-        __m256 acc[T];                                                                             \
-        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();          \
-        for (int64_t b = 0; b < blocks; ++b) {                                                     \
-            const std::byte* block = group + b * kPackedQ6_KBytes;                                 \
-            const __m256 d = packedScales(block);                                                  \
-            alignas(32) float scale[16][8];                                                        \
-            _Pragma("GCC unroll 16") for (int g = 0; g < 16; ++g)                                  \
-                _mm256_store_ps(scale[g], _mm256_mul_ps(d, signedByteFloats(block + 16 + 8 * g))); \
-            _Pragma("GCC unroll 2") for (int h = 0; h < 2; ++h) {                                  \
-                const std::byte* half = block + 144 + h * (16 + 8) * 32;                           \
-                _Pragma("GCC unroll 2") for (int g = 0; g < 2; ++g) {                              \
-                    __m256i dot[T][4];                                                             \
-                    _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) for (int k = 0; k < 4;     \
-                                                                             ++k) dot[t][k] =      \
-                        _mm256_setzero_si256();                                                    \
-                    _Pragma("GCC unroll 4") for (int c = 4 * g; c < 4 * g + 4; ++c) {              \
-                        const auto chunk = [half](int index) {                                     \
-                            return reinterpret_cast<const __m256i*>(half + 32 * index);            \
-                        };                                                                         \
-                        const __m256i low0 = _mm256_loadu_si256(chunk(c));                         \
-                        const __m256i low1 = _mm256_loadu_si256(chunk(c + 8));                     \
-                        const __m256i high = _mm256_loadu_si256(chunk(16 + c));                    \
-                        const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(3); \
-                        __m256i q[4];                                                              \
-                        q[0] =                                                                     \
-                            _mm256_or_si256(_mm256_and_si256(low0, mask4),                         \
-                                            _mm256_slli_epi16(_mm256_and_si256(high, mask2), 4));  \
-                        q[1] = _mm256_or_si256(                                                    \
-                            _mm256_and_si256(low1, mask4),                                         \
-                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2), mask2), \
-                                              4));                                                 \
-                        q[2] = _mm256_or_si256(                                                    \
-                            _mm256_and_si256(_mm256_srli_epi16(low0, 4), mask4),                   \
-                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 4), mask2), \
-                                              4));                                                 \
-                        q[3] = _mm256_or_si256(                                                    \
-                            _mm256_and_si256(_mm256_srli_epi16(low1, 4), mask4),                   \
-                            _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 6), mask2), \
-                                              4));                                                 \
-                        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t)                        \
-                            _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) dot[t][k] =        \
-                                products(dot[t][k], q[k],                                          \
-                                         broadcast4(xs[t]->values.data() +                         \
-                                                    (8 * b + 4 * h + k) * 32 + 4 * c));            \
-                    }                                                                              \
-                    _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t)                            \
-                        _Pragma("GCC unroll 4") for (int k = 0; k < 4; ++k) {                      \
-                        const size_t sub = size_t(8 * b + 4 * h + k);                              \
-                        const __m256i biased = _mm256_sub_epi32(                                   \
-                            dot[t][k], _mm256_set1_epi32(32 * xs[t]->halfSums[2 * sub + g]));      \
-                        acc[t] = _mm256_fmadd_ps(                                                  \
-                            _mm256_mul_ps(_mm256_load_ps(scale[2 * (4 * h + k) + g]),              \
-                                          _mm256_set1_ps(xs[t]->scales[sub])),                     \
-                            _mm256_cvtepi32_ps(biased), acc[t]);                                   \
-                    }                                                                              \
-                }                                                                                  \
-            }                                                                                      \
-        }                                                                                          \
-        for (int t = 0; t < T; ++t)                                                                \
-            storeRows(acc[t], out + t, stride);                                                    \
+// AVX-512 VNNI: per half h, a 16-value group g of its sub-blocks 4h + k, k = 0…3, at a time
+// (chunks c = 4g … 4g + 3 hold 4 elements each of all four sub-blocks), a dot-product chain per
+// sub-block and token.
+template <int T>
+INFERLENS_AVX512 void q6kAvx512(const std::byte* group, const QuantizedActivations* const* xs,
+                                int64_t blocks, float* out, int stride) {
+    __m256 acc[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        const std::byte* block = group + b * kPackedQ6_KBytes;
+        const __m256 d = packedScales(block);
+        alignas(32) float scale[16][8];
+#pragma GCC unroll 16
+        for (int g = 0; g < 16; ++g)
+            _mm256_store_ps(scale[g], _mm256_mul_ps(d, signedByteFloats(block + 16 + 8 * g)));
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+            const std::byte* half = block + 144 + h * (16 + 8) * 32;
+#pragma GCC unroll 2
+            for (int g = 0; g < 2; ++g) {
+                __m256i dot[T][4];
+#pragma GCC unroll 4
+                for (int t = 0; t < T; ++t)
+                    for (int k = 0; k < 4; ++k)
+                        dot[t][k] = _mm256_setzero_si256();
+#pragma GCC unroll 4
+                for (int c = 4 * g; c < 4 * g + 4; ++c) {
+                    const auto chunk = [half](int index) {
+                        return reinterpret_cast<const __m256i*>(half + 32 * index);
+                    };
+                    const __m256i low0 = _mm256_loadu_si256(chunk(c));
+                    const __m256i low1 = _mm256_loadu_si256(chunk(c + 8));
+                    const __m256i high = _mm256_loadu_si256(chunk(16 + c));
+                    const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(3);
+                    __m256i q[4];
+                    q[0] = _mm256_or_si256(_mm256_and_si256(low0, mask4),
+                                           _mm256_slli_epi16(_mm256_and_si256(high, mask2), 4));
+                    q[1] = _mm256_or_si256(
+                        _mm256_and_si256(low1, mask4),
+                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2), mask2), 4));
+                    q[2] = _mm256_or_si256(
+                        _mm256_and_si256(_mm256_srli_epi16(low0, 4), mask4),
+                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 4), mask2), 4));
+                    q[3] = _mm256_or_si256(
+                        _mm256_and_si256(_mm256_srli_epi16(low1, 4), mask4),
+                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 6), mask2), 4));
+#pragma GCC unroll 4
+                    for (int t = 0; t < T; ++t)
+#pragma GCC unroll 4
+                        for (int k = 0; k < 4; ++k)
+                            dot[t][k] =
+                                nibbleProductsVnni(dot[t][k], q[k],
+                                                   broadcast4(xs[t]->values.data() +
+                                                              (8 * b + 4 * h + k) * 32 + 4 * c));
+                }
+#pragma GCC unroll 4
+                for (int t = 0; t < T; ++t)
+#pragma GCC unroll 4
+                    for (int k = 0; k < 4; ++k) {
+                        const size_t sub = size_t(8 * b + 4 * h + k);
+                        const __m256i biased = _mm256_sub_epi32(
+                            dot[t][k], _mm256_set1_epi32(32 * xs[t]->halfSums[2 * sub + g]));
+                        acc[t] = _mm256_fmadd_ps(
+                            _mm256_mul_ps(_mm256_load_ps(scale[2 * (4 * h + k) + g]),
+                                          _mm256_set1_ps(xs[t]->scales[sub])),
+                            _mm256_cvtepi32_ps(biased), acc[t]);
+                    }
+            }
+        }
     }
-
-static_assert(8 / 2 <= kPairSumChunks, "each accumulator takes every other of eight chunks");
-INFERLENS_PACKED_Q4_K_TILE(q4kAvx2, INFERLENS_AVX2, nibblePairSums, widenPairSums)
-INFERLENS_PACKED_Q4_K_TILE(q4kAvx512, INFERLENS_AVX512, nibbleProductsVnni, widenNothing)
-
-INFERLENS_PACKED_Q6_K_TILE(q6kAvx2, INFERLENS_AVX2, nibbleProducts)
-INFERLENS_PACKED_Q6_K_TILE(q6kAvx512, INFERLENS_AVX512, nibbleProductsVnni)
+    for (int t = 0; t < T; ++t)
+        storeRows(acc[t], out + t, stride);
+}
 
 template <bool fifth>
 PackedTile q4kTile(CpuKernels kernels) {

@@ -115,17 +115,8 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
             dot[k % 4] = q8Products(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
         return _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]), _mm256_add_epi32(dot[2], dot[3]));
     } else {
-        constexpr int group = L.highAt != 0 ? kPairSumChunks : 2 * kPairSumChunks;
-        __m256i sum = init;
-#pragma GCC unroll 2
-        for (int g = 0; g < 8; g += group) {
-            __m256i pairs = _mm256_setzero_si256();
-#pragma GCC unroll 8
-            for (int k = g; k < g + group; ++k)
-                pairs = nibblePairSums(pairs, chunk[k], broadcast4(a + 4 * k));
-            sum = _mm256_add_epi32(sum, widenPairSums(pairs));
-        }
-        return sum;
+        return nibbleDotAvx2 < L.highAt != 0 ? kPairSumChunks
+                                             : 2 * kPairSumChunks > (chunk, a, init);
     }
 }
 

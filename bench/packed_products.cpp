@@ -1,0 +1,91 @@
+// One core's speed of each packed block type's tile (packed_rows.h) in the kernel set in use, on
+// one weight matrix of random blocks: a prefill's token block (64 tokens, as the products run it)
+// as int8 operations per second (2 per multiply-add), and one token (decode) as GB/s of weights
+// read. What to look at when a type's prompt or decode speed trails another's: the whole-model
+// figures of `inferlens-cli bench` mix every matrix, the attention and the rest.
+//
+// Usage: bench_packed_products [ROWS] [COLUMNS] [REPEATS]   (defaults: 2048 2048 7; the median
+// of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/packed_rows.h"
+#include "random_blocks.h"
+
+using namespace inferlens;
+
+namespace {
+
+// The median wall time in seconds of `repeats` runs of `work`.
+template <typename Work>
+double medianSeconds(int repeats, Work&& work) {
+    std::vector<double> times;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        times.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;
+    const int64_t columns = argc > 2 ? std::atoll(argv[2]) : 2048;
+    const int repeats = argc > 3 ? std::atoi(argv[3]) : 7;
+    if (rows < kPackedRows || rows % kPackedRows != 0 || columns % 256 != 0 || repeats < 1) {
+        std::fprintf(stderr, "usage: %s [ROWS (a multiple of 8)] [COLUMNS (of 256)] [REPEATS]\n",
+                     argv[0]);
+        return 2;
+    }
+    constexpr int kTokens = 64;
+    const CpuKernels kernels = cpuKernels();
+    std::printf("kernel set: %s; %lld x %lld weights, %d tokens a prefill block; median of %d\n",
+                cpuKernelsName(kernels), static_cast<long long>(rows),
+                static_cast<long long>(columns), kTokens, repeats);
+    std::mt19937 generator(7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(size_t(kTokens * columns));
+    for (float& v : x)
+        v = normal(generator);
+    std::vector<QuantizedActivations> quantized(kTokens);
+    std::vector<const QuantizedActivations*> xs;
+    for (int t = 0; t < kTokens; ++t) {
+        quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+        xs.push_back(&quantized[size_t(t)]);
+    }
+    std::vector<float> out(size_t(kPackedRows * kTokens));
+    for (const DType dtype : {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1,
+                              DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+        const PackedTile tile = packedTile(dtype, kernels);
+        if (tile == nullptr) {
+            std::printf("%-5s not packed by this kernel set\n", dtypeName(dtype).data());
+            continue;
+        }
+        const int64_t blockElements = dtypeInfo(dtype).blockElements;
+        const int64_t blocks = columns / blockElements;
+        const auto bytes = test::randomBlocks(dtype, rows * blocks, 5);
+        const TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
+        const PackedBuffer packed = packRows(weight);
+        const int64_t groupBytes = packedGroupBytes(weight);
+        const auto run = [&](int tokens) {
+            for (int64_t g = 0; g < rows / kPackedRows; ++g)
+                tile(packed.bytes.get() + g * groupBytes, xs.data(), tokens, blocks, out.data());
+        };
+        run(kTokens);  // warm up: page the packed copy in
+        const double prefill = medianSeconds(repeats, [&] { run(kTokens); });
+        const double decode = medianSeconds(repeats, [&] { run(1); });
+        std::printf("%-5s prefill %6.1f Gop/s   decode %5.1f GB/s\n", dtypeName(dtype).data(),
+                    2.0 * double(rows * columns) * kTokens / prefill / 1e9,
+                    double(packed.size) / decode / 1e9);
+    }
+    return 0;
+}
