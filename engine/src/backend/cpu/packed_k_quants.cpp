@@ -117,15 +117,17 @@ INFERLENS_AVX2 inline __m256 addSubBlock(__m256 acc, const float (&scale)[8][8],
     return _mm256_fmadd_ps(_mm256_load_ps(offset[s]), _mm256_set1_ps(x.scaledSums[sub]), acc);
 }
 
-// AVX2: a sub-block at a time, as the 32-value types (packed_legacy_quants.cpp): its 8 chunks
-// decoded into registers once for the tile's tokens, then each token's dot in one chain of int16
-// pair sums (nibbleDotAvx2). A pair of sub-blocks at once, as the VNNI tile below does, needs more
-// accumulators per token than AVX2's 16 registers hold beside the chunks (TinyLlama-shaped
-// matrix, one core, bench_packed_products: 105 → 140 Gop/s). `fifth`: Q5_K, whose fifth bits join
-// the nibbles.
+// AVX2: a sub-block at a time, its chunks decoded into registers once for the tile's tokens and
+// each token's dot kept as int16 pair sums (nibblePairSums) over as many chunks as fit: all 8 of
+// 4-bit values, then 4 and 4 of Q5_K's 5-bit ones, which keeps 4 chunks in registers instead of 8
+// (GCC spilled them beside 4 tokens' accumulators). A pair of sub-blocks at once, as the VNNI tile
+// below does, needs more accumulators per token than AVX2's 16 registers hold. TinyLlama-shaped
+// matrix, one core, bench_packed_products: Q4_K 105 → 145 Gop/s, Q5_K 110 → 119. `fifth`: Q5_K,
+// whose fifth bits join the nibbles.
 template <bool fifth, int T>
 INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* const* xs,
                             int64_t blocks, float* out, int stride) {
+    constexpr int kChunks = fifth ? kPairSumChunks : 2 * kPairSumChunks;
     __m256 acc[T];
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t)
@@ -134,30 +136,38 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* 
         const std::byte* block = group + b * kPackedBytes<fifth>;
         alignas(32) float scale[8][8], offset[8][8];
         subBlockFactors(block, scale, offset);
+        const auto* nibbles = reinterpret_cast<const __m256i*>(block + packedNibblesAt(fifth));
+        const auto* fifthBitWords = reinterpret_cast<const __m256i*>(block + 160);
 #pragma GCC unroll 8
         for (int s = 0; s < 8; ++s) {
-            __m256i chunk[8];
-#pragma GCC unroll 8
-            for (int k = 0; k < 8; ++k) {
-                const __m256i bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                    block + packedNibblesAt(fifth) + 256 * (s / 2) + 32 * k));
-                chunk[k] = _mm256_and_si256(s % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4),
-                                            _mm256_set1_epi8(0x0f));
-                if constexpr (fifth)
-                    chunk[k] = _mm256_or_si256(
-                        chunk[k], fifthBits(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                                                block + 160 + 32 * k)),
-                                            s));
-            }
+            const size_t sub = size_t(8 * b + s);
+            __m256i dot[T];
 #pragma GCC unroll 4
-            for (int t = 0; t < T; ++t) {
-                const size_t sub = size_t(8 * b + s);
-                const __m256i dot =
-                    nibbleDotAvx2 < fifth
-                        ? kPairSumChunks
-                        : 2 * kPairSumChunks >
-                              (chunk, xs[t]->values.data() + sub * 32, _mm256_setzero_si256());
-                acc[t] = addSubBlock(acc[t], scale, offset, s, *xs[t], sub, dot);
+            for (int t = 0; t < T; ++t)
+                dot[t] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int first = 0; first < 8; first += kChunks) {
+                __m256i chunk[kChunks];
+#pragma GCC unroll 8
+                for (int k = 0; k < kChunks; ++k) {
+                    const __m256i bytes = _mm256_loadu_si256(nibbles + 8 * (s / 2) + first + k);
+                    chunk[k] = _mm256_and_si256(s % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4),
+                                                _mm256_set1_epi8(0x0f));
+                    if constexpr (fifth)
+                        chunk[k] = _mm256_or_si256(
+                            chunk[k], fifthBits(_mm256_loadu_si256(fifthBitWords + first + k), s));
+                }
+#pragma GCC unroll 4
+                for (int t = 0; t < T; ++t) {
+                    const int8_t* a = xs[t]->values.data() + sub * 32 + 4 * first;
+                    __m256i pairs = _mm256_setzero_si256();
+#pragma GCC unroll 8
+                    for (int k = 0; k < kChunks; ++k)
+                        pairs = nibblePairSums(pairs, chunk[k], broadcast4(a + 4 * k));
+                    dot[t] = _mm256_add_epi32(dot[t], widenPairSums(pairs));
+                    if (first + kChunks == 8)
+                        acc[t] = addSubBlock(acc[t], scale, offset, s, *xs[t], sub, dot[t]);
+                }
             }
         }
     }
@@ -228,7 +238,7 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, const QuantizedActivatio
 // that the sub-block's two scales cost nothing and it takes one conversion and one FMA; the bias
 // 32 · Σ a of each group, scaled the same way, comes off in integers (the scaled dot of a
 // sub-block stays below 2³¹; beyond 2²⁴ its conversion rounds, as any f32 sum does). One
-// bench_packed_products matrix, one core: 72 → … Gop/s.
+// bench_packed_products matrix, one core: 72 → 105 Gop/s.
 template <int T>
 INFERLENS_AVX2 void q6kAvx2(const std::byte* group, const QuantizedActivations* const* xs,
                             int64_t blocks, float* out, int stride) {
