@@ -77,8 +77,11 @@ void packedProductRows(const TensorView& weight, PackedTile tile,
         for (int64_t r = begin; r < end; r += kPackedRows) {
             tile(weight.packed + r / kPackedRows * groupBytes, xs.data() + first, tokenCount,
                  formatBlocks, out);
-            for (int64_t i = 0; i < std::min<int64_t>(kPackedRows, outputs - r); ++i)
-                for (int k = 0; k < tokenCount; ++k)
+            // Token by token, so that each writes its 8 outputs side by side (row by row, a
+            // 512-token prompt's writes fell on a new cache line each: 4% of its time).
+            const int64_t rowCount = std::min<int64_t>(kPackedRows, outputs - r);
+            for (int k = 0; k < tokenCount; ++k)
+                for (int64_t i = 0; i < rowCount; ++i)
                     y[size_t((first + k) * outputs + r + i)] = out[size_t(i * tokenCount + k)];
         }
     }
