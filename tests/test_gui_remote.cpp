@@ -4,16 +4,27 @@
 // are greyed out, a server killed mid-answer leaves the conversation and a usable app, and 2,000
 // streamed tokens keep the UI thread under the project's stall limit.
 
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
+#include <QTimer>
 
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 
 #include "branch_compare_widget.h"
 #include "chat_view.h"
+#include "connect_dialog.h"
 #include "engine_worker.h"
 #include "main_window.h"
 #include "sampling_chart_widget.h"
@@ -49,6 +60,26 @@ bool noteShownOver(MainWindow& window, const char* dock) {
     const auto* panel = window.findChild<QDockWidget*>(dock)->widget();
     const auto* note = panel->findChild<UnavailableNote*>();
     return note != nullptr && note->isVisibleTo(panel);
+}
+
+// Runs `fill` on the Connect dialog once File → Connect to server… has opened it (modal).
+void whenConnectDialogOpens(const std::function<void(ConnectDialog&)>& fill) {
+    auto* poll = new QTimer;
+    QObject::connect(poll, &QTimer::timeout, [poll, fill] {
+        if (auto* dialog = qobject_cast<ConnectDialog*>(QApplication::activeModalWidget())) {
+            poll->deleteLater();
+            poll->stop();
+            fill(*dialog);
+        }
+    });
+    poll->start(20);
+}
+
+QAction* connectAction(MainWindow& window) {
+    for (QAction* action : window.findChildren<QAction*>())
+        if (action->text() == QStringLiteral("&Connect to server…"))
+            return action;
+    return nullptr;
 }
 
 }  // namespace
@@ -204,6 +235,87 @@ class TestGuiRemote : public QObject {
             if (const auto* step = std::get_if<widgets::SamplingStep>(&event))
                 QCOMPARE(step->step, traceSteps++);
         QCOMPARE(traceSteps, 48);
+    }
+
+    // File → Connect to server… against a real server that wants a key: the dialog lists its
+    // models with the right key and says why it cannot with a wrong one or a closed port; the app
+    // then connects; the address comes first next time, and the key is kept on disk only when
+    // the person ticks the box.
+    void theConnectDialogListsModelsAndKeepsTheKeyOnlyWhenTold() {
+        LlamaServerProcess keyed(binary_, model_, {"--api-key", "right-key"});
+        QVERIFY2(keyed.ready(), qPrintable(keyed.output()));
+        const QString url = QString::fromStdString(keyed.url());
+        {
+            ConnectDialog dialog;
+            auto* address = dialog.findChild<QComboBox*>("serverUrl");
+            auto* key = dialog.findChild<QLineEdit*>("apiKey");
+            auto* list = dialog.findChild<QPushButton*>("listModels");
+            auto* status = dialog.findChild<QLabel*>("connectStatus");
+            auto* models = dialog.findChild<QComboBox*>("serverModel");
+            QCOMPARE(address->currentText(), QStringLiteral("http://127.0.0.1:8080"));
+            QCOMPARE(address->count(), 0);  // no server used before
+            const auto listed = [&](const QString& start) {
+                list->click();
+                return QTest::qWaitFor(
+                    [&] { return list->isEnabled() && status->text().startsWith(start); }, 30000);
+            };
+            address->setEditText(url);
+            key->setText(QStringLiteral("wrong-key"));
+            QVERIFY2(listed("Cannot list the models: the server refused the API key"),
+                     qPrintable(status->text()));
+            QVERIFY(!status->text().contains("wrong-key"));
+            key->setText(QStringLiteral("right-key"));
+            QVERIFY2(listed("1 model served"), qPrintable(status->text()));
+            QCOMPARE(models->count(), 1);
+            QVERIFY(!models->currentText().isEmpty());
+            address->setEditText("http://127.0.0.1:" + QString::number(freeLoopbackPort()));
+            QVERIFY2(listed("Cannot list the models: cannot connect to 127.0.0.1:"),
+                     qPrintable(status->text()));
+        }
+
+        MainWindow window(remoteWindow(server_->url(), 8));
+        QVERIFY(waitForModel(window));
+        QAction* action = connectAction(window);
+        QVERIFY(action != nullptr);
+        const auto connectThroughTheDialog = [&](bool rememberKey) {
+            QSignalSpy loaded(window.worker(), &EngineWorker::modelLoaded);
+            whenConnectDialogOpens([&](ConnectDialog& dialog) {
+                dialog.findChild<QComboBox*>("serverUrl")->setEditText(url);
+                dialog.findChild<QLineEdit*>("apiKey")->setText(QStringLiteral("right-key"));
+                dialog.findChild<QCheckBox*>("rememberKey")->setChecked(rememberKey);
+                dialog.accept();
+            });
+            action->trigger();
+            return (loaded.count() > 0 || loaded.wait(60000)) &&
+                   loaded.at(0).at(0).value<ModelSummary>().remote && waitForModel(window);
+        };
+        QVERIFY(connectThroughTheDialog(false));
+        QSettings settings;
+        QCOMPARE(settings.value("remote/recentServers").toStringList().value(0), url);
+        settings.sync();
+        QFile file(settings.fileName());
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QVERIFY(!file.readAll().contains("right-key"));  // not asked to: never written
+        {
+            ConnectDialog dialog;
+            QCOMPARE(dialog.findChild<QComboBox*>("serverUrl")->currentText(), url);
+            QVERIFY(dialog.findChild<QLineEdit*>("apiKey")->text().isEmpty());
+            QVERIFY(!dialog.findChild<QCheckBox*>("rememberKey")->isChecked());
+        }
+        QVERIFY(connectThroughTheDialog(true));
+        {
+            ConnectDialog dialog;
+            QCOMPARE(dialog.findChild<QLineEdit*>("apiKey")->text(), QStringLiteral("right-key"));
+            QVERIFY(dialog.findChild<QCheckBox*>("rememberKey")->isChecked());
+        }
+        // Eight addresses are remembered, the newest first.
+        for (int i = 0; i < 9; ++i)
+            ConnectDialog::remember({QStringLiteral("http://host%1:8000").arg(i), {}, {}, {}},
+                                    false);
+        const QStringList recent = QSettings().value("remote/recentServers").toStringList();
+        QCOMPARE(recent.size(), 8);
+        QCOMPARE(recent.first(), QStringLiteral("http://host8:8000"));
+        QVERIFY(!recent.contains(QStringLiteral("http://host0:8000")));
     }
 
     void aKilledServerLeavesTheConversationAndAUsableApp() {

@@ -507,10 +507,6 @@
         <source>Cannot list the models: %1</source>
         <translation>无法列出模型：%1</translation>
     </message>
-    <message numerus="yes">
-        <source>%n model(s) served</source>
-        <translation><numerusform>提供 %n 个模型</numerusform></translation>
-    </message>
     <message>
         <source>API key file</source>
         <translation>API 密钥文件</translation>
@@ -518,6 +514,14 @@
     <message>
         <source>Cannot read %1</source>
         <translation>无法读取 %1</translation>
+    </message>
+    <message>
+        <source>1 model served</source>
+        <translation>提供 1 个模型</translation>
+    </message>
+    <message>
+        <source>%1 models served</source>
+        <translation>提供 %1 个模型</translation>
     </message>
 </context>
 <context>

@@ -449,8 +449,10 @@ ZH_CN = {
         "正在向 %1 询问其模型…",
     "Cannot list the models: %1":
         "无法列出模型：%1",
-    "%n model(s) served":
-        "提供 %n 个模型",
+    "1 model served":
+        "提供 1 个模型",
+    "%1 models served":
+        "提供 %1 个模型",
     "API key file":
         "API 密钥文件",
     "Cannot read %1":

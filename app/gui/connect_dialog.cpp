@@ -58,6 +58,13 @@ ConnectDialog::ConnectDialog(QWidget* parent)
       caFile_(new QLineEdit),
       status_(new QLabel) {
     setWindowTitle(tr("Connect to a server"));
+    // Named for the tests, which fill the dialog as a person would.
+    url_->setObjectName(QStringLiteral("serverUrl"));
+    model_->setObjectName(QStringLiteral("serverModel"));
+    list_->setObjectName(QStringLiteral("listModels"));
+    key_->setObjectName(QStringLiteral("apiKey"));
+    rememberKey_->setObjectName(QStringLiteral("rememberKey"));
+    status_->setObjectName(QStringLiteral("connectStatus"));
     url_->setEditable(true);
     url_->addItems(QSettings().value(kRecentKey).toStringList());
     if (url_->count() == 0)
@@ -158,7 +165,8 @@ void ConnectDialog::showModels() {
     model_->setCurrentIndex(models.isEmpty() ? -1 : 0);
     if (!typed.isEmpty() && models.contains(typed))
         model_->setCurrentText(typed);
-    status_->setText(tr("%n model(s) served", nullptr, int(models.size())));
+    status_->setText(models.size() == 1 ? tr("1 model served")
+                                        : tr("%1 models served").arg(models.size()));
 }
 
 void ConnectDialog::readKeyFile() {
