@@ -139,9 +139,13 @@ touch "$build/.configured"
 
 wanted=(llama llama-cli llama-completion llama-server llama-bench llama-tokenize llama-quantize)
 [ -z "$only" ] || wanted=("$only")
+# The target list is read once into a variable: `cmake --target help | grep -q` under pipefail
+# fails whenever grep stops reading before cmake has written everything (cmake gets SIGPIPE), which
+# silently dropped llama-bench and llama-server from a build of the newest source.
+available="$(cmake --build "$build" --target help 2>/dev/null)"
 targets=()
 for target in "${wanted[@]}"; do
-    cmake --build "$build" --target help 2>/dev/null | grep -q "^$target:" && targets+=("$target")
+    grep -q "^$target:" <<<"$available" && targets+=("$target")
 done
 [ ${#targets[@]} -gt 0 ] || die "this llama.cpp has no target ${wanted[*]}"
 echo "build_llama_cpp: building ${targets[*]} with $jobs jobs (a while on 2 cores; log: $build/build.log)" >&2
@@ -149,7 +153,7 @@ cmake --build "$build" -j "$jobs" --target "${targets[@]}" >"$build/build.log" 2
     { tail -30 "$build/build.log" >&2; die "build failed (log: $build/build.log)"; }
 
 # Prove the AMX path is really out: its buffer type is only compiled with __AMX_INT8__.
-if [ -n "$amx_flags" ] && nm -D --defined-only "$build/bin/libggml-cpu.so" | grep -q ggml_backend_amx_buffer_type; then
+if [ -n "$amx_flags" ] && grep -q ggml_backend_amx_buffer_type <<<"$(nm -D --defined-only "$build/bin/libggml-cpu.so")"; then
     die "libggml-cpu.so still contains the AMX path despite $amx_flags"
 fi
 
