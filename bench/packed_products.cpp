@@ -63,7 +63,7 @@ int main(int argc, char** argv) {
         quantized[size_t(t)].quantize(x.data() + t * columns, columns);
         xs.push_back(&quantized[size_t(t)]);
     }
-    std::vector<float> out(size_t(kPackedRows * kTokens));
+    std::vector<float> out(size_t(2 * kPackedRows * kTokens));
     for (const DType dtype : {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0, DType::Q5_1,
                               DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
         const PackedTile tile = packedTile(dtype, kernels);
@@ -77,16 +77,27 @@ int main(int argc, char** argv) {
         const TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
         const PackedBuffer packed = packRows(weight);
         const int64_t groupBytes = packedGroupBytes(weight);
-        const auto run = [&](int tokens) {
-            for (int64_t g = 0; g < rows / kPackedRows; ++g)
-                tile(packed.bytes.get() + g * groupBytes, xs.data(), tokens, blocks, out.data());
+        const PackedPairTile pairTile = packedPairTile(dtype, kernels);
+        const auto run = [&](int tokens, bool pairs) {
+            for (int64_t g = 0; g < rows / kPackedRows; g += pairs ? 2 : 1)
+                if (pairs)
+                    pairTile(packed.bytes.get() + g * groupBytes, groupBytes, xs.data(), tokens,
+                             blocks, out.data());
+                else
+                    tile(packed.bytes.get() + g * groupBytes, xs.data(), tokens, blocks,
+                         out.data());
         };
-        run(kTokens);  // warm up: page the packed copy in
-        const double prefill = fastestSeconds(repeats, [&] { run(kTokens); });
-        const double decode = fastestSeconds(repeats, [&] { run(1); });
-        std::printf("%-5s prefill %6.1f Gop/s   decode %5.1f GB/s\n", dtypeName(dtype).data(),
-                    2.0 * double(rows * columns) * kTokens / prefill / 1e9,
-                    double(packed.size) / decode / 1e9);
+        run(kTokens, false);  // warm up: page the packed copy in
+        for (const bool pairs : {false, true}) {
+            if (pairs && (pairTile == nullptr || rows % (2 * kPackedRows) != 0))
+                continue;
+            const double prefill = fastestSeconds(repeats, [&] { run(kTokens, pairs); });
+            const double decode = fastestSeconds(repeats, [&] { run(1, pairs); });
+            std::printf("%-5s %-10s prefill %6.1f Gop/s   decode %5.1f GB/s\n",
+                        dtypeName(dtype).data(), pairs ? "two groups" : "one group",
+                        2.0 * double(rows * columns) * kTokens / prefill / 1e9,
+                        double(packed.size) / decode / 1e9);
+        }
     }
     return 0;
 }

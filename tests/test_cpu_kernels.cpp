@@ -235,6 +235,8 @@ class TestCpuKernels : public QObject {
             QVERIFY(!packs(dtype, CpuKernels::Portable));
 #if defined(__x86_64__)
             QVERIFY(packs(dtype, CpuKernels::Avx2) && packs(dtype, CpuKernels::Avx512));
+            QVERIFY(packedPairTile(dtype, CpuKernels::Avx512) != nullptr);
+            QVERIFY(packedPairTile(dtype, CpuKernels::Avx2) == nullptr);
 #endif
             const int64_t blocks = dtypeInfo(dtype).blockElements == 256 ? 2 : 5;
             const int64_t columns = blocks * dtypeInfo(dtype).blockElements;
@@ -258,6 +260,23 @@ class TestCpuKernels : public QObject {
                 if (!packs(dtype, kernels))
                     continue;
                 const PackedTile tile = packedTile(dtype, kernels);
+                // Both groups at once (where the kernel set has a tile for two): the one-group
+                // tile's numbers, bit for bit, whatever the number of tokens.
+                if (const PackedPairTile pairTile = packedPairTile(dtype, kernels))
+                    for (const int count : {1, 3, 4, int(tokens)}) {
+                        std::vector<float> pair(size_t(2 * kPackedRows * count)),
+                            single(size_t(kPackedRows * count));
+                        pairTile(packed.bytes.get(), groupBytes, xs.data(), count, blocks,
+                                 pair.data());
+                        for (int64_t g = 0; g < 2; ++g) {
+                            tile(packed.bytes.get() + g * groupBytes, xs.data(), count, blocks,
+                                 single.data());
+                            QCOMPARE(
+                                std::vector<float>(pair.begin() + g * kPackedRows * count,
+                                                   pair.begin() + (g + 1) * kPackedRows * count),
+                                single);
+                        }
+                    }
                 for (int64_t g = 0; g < 2; ++g) {
                     std::vector<float> out(size_t(kPackedRows * tokens));
                     tile(packed.bytes.get() + g * groupBytes, xs.data(), int(tokens), blocks,

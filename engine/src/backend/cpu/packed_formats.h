@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backend/cpu/packed_lanes.h"
 #include "backend/cpu/packed_rows.h"
 #include "backend/cpu/simd_x86.h"
 
@@ -17,6 +18,7 @@ struct PackedFormat {
     int64_t blockBytes;
     void (*packBlock)(const std::byte* const* rows, int64_t b, std::byte* out);
     PackedTile (*tile)(CpuKernels kernels);
+    PackedPairTile (*pairTile)(CpuKernels kernels);  // nullptr: none for any kernel set
 };
 
 // nullptr for types the family does not pack.
@@ -34,23 +36,11 @@ inline void copyLane(const std::byte* from, std::byte* to, uint32_t flip = 0) {
 
 #if defined(__x86_64__)
 
-// The token's 4 activation bytes from `a`, in every lane.
-INFERLENS_AVX2 inline __m256i broadcast4(const int8_t* a) {
-    int32_t word;
-    std::memcpy(&word, a, 4);
-    return _mm256_set1_epi32(word);
-}
-
-// Nibbles (≤ 15) times activation bytes, added to int32 lanes: no saturation either way.
-INFERLENS_AVX512 inline __m256i nibbleProductsVnni(__m256i acc, __m256i n, __m256i a) {
-    return _mm256_dpbusd_epi32(acc, n, a);
-}
-
-// The same products kept as pair sums until a group of chunks is done. AVX2 multiplies bytes in
-// two steps on its few multiply ports, vpmaddubsw (pairs into int16) then vpmaddwd (into int32);
-// a pair of 5-bit values at most 2 · 31 · 127 = 7,874 in size, so four chunks' pair sums fit in
-// int16 and are added with cheap 16-bit additions, widened once per group. (VNNI's lanes are
-// int32 from the start.)
+// Nibbles (≤ 15) times activation bytes kept as int16 pair sums until a group of chunks is done.
+// AVX2 multiplies bytes in two steps on its few multiply ports, vpmaddubsw (pairs into int16) then
+// vpmaddwd (into int32); a pair of 5-bit values at most 2 · 31 · 127 = 7,874 in size, so four
+// chunks' pair sums fit in int16 and are added with cheap 16-bit additions, widened once per group.
+// (VNNI's lanes are int32 from the start.)
 INFERLENS_AVX2 inline __m256i nibblePairSums(__m256i acc16, __m256i n, __m256i a) {
     return _mm256_add_epi16(acc16, _mm256_maddubs_epi16(n, a));
 }
@@ -72,43 +62,34 @@ INFERLENS_AVX2 inline __m256i nibbleDotAvx2(const __m256i (&chunk)[8], const int
         __m256i pairs = _mm256_setzero_si256();
 #pragma GCC unroll 8
         for (int k = g; k < g + group; ++k)
-            pairs = nibblePairSums(pairs, chunk[k], broadcast4(a + 4 * k));
+            pairs = nibblePairSums(pairs, chunk[k], GroupLanes::broadcast4(a + 4 * k));
         sum = _mm256_add_epi32(sum, widenPairSums(pairs));
     }
     return sum;
 }
 
-// Bit `bit` (0…7) of every byte of `words` moved to bit 4, the others cleared: the value 16 that
-// a Q5 type's fifth bit adds to its nibble.
-INFERLENS_AVX2 inline __m256i fifthBits(__m256i words, int bit) {
-    const __m256i moved =
-        bit <= 4 ? _mm256_slli_epi32(words, 4 - bit) : _mm256_srli_epi32(words, bit - 4);
-    return _mm256_and_si256(moved, _mm256_set1_epi8(16));
-}
+// A register tile of some number of tokens over one group's rows (or two groups', `groupBytes`
+// apart: packed_lanes.h), into out[r · stride + t].
+using RegisterTile = void (*)(const std::byte* group, int64_t groupBytes,
+                              const QuantizedActivations* const* xs, int64_t blocks, float* out,
+                              int stride);
 
-// A tile over any number of tokens from a tile of 4 and one of 1: four at a time, then one by one.
-template <void (*many)(const std::byte*, const QuantizedActivations* const*, int64_t, float*, int),
-          void (*one)(const std::byte*, const QuantizedActivations* const*, int64_t, float*, int)>
-void anyTokens(const std::byte* group, const QuantizedActivations* const* xs, int tokenCount,
-               int64_t blocks, float* out) {
+// A tile over any number of tokens from a register tile of 4 and one of 1: four at a time, then
+// one by one.
+template <RegisterTile many, RegisterTile one>
+void anyTokensOfPair(const std::byte* group, int64_t groupBytes,
+                     const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
+                     float* out) {
     for (int t = 0; t < tokenCount;) {
         const bool full = t + 4 <= tokenCount;
-        (full ? many : one)(group, xs + t, blocks, out + t, tokenCount);
+        (full ? many : one)(group, groupBytes, xs + t, blocks, out + t, tokenCount);
         t += full ? 4 : 1;
     }
 }
-
-// The 8 rows' fp16 values at `halves` (a packed block's scales), as floats.
-INFERLENS_AVX2 inline __m256 packedScales(const std::byte* halves) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(halves)));
-}
-
-// The 8 lanes of each token's accumulator into out[r · stride + t].
-INFERLENS_AVX2 inline void storeRows(__m256 acc, float* out, int stride) {
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, acc);
-    for (int r = 0; r < kPackedRows; ++r)
-        out[r * stride] = lanes[r];
+template <RegisterTile many, RegisterTile one>
+void anyTokens(const std::byte* group, const QuantizedActivations* const* xs, int tokenCount,
+               int64_t blocks, float* out) {
+    anyTokensOfPair<many, one>(group, 0, xs, tokenCount, blocks, out);
 }
 
 #endif

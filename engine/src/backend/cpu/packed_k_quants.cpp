@@ -88,22 +88,18 @@ void packQ6_K(const std::byte* const* rows, int64_t b, std::byte* out) {
 
 #if defined(__x86_64__)
 
-// 8 bytes as 8 floats.
-INFERLENS_AVX2 inline __m256 byteFloats(const std::byte* bytes) {
-    return _mm256_cvtepi32_ps(
-        _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes))));
-}
-
 // A packed Q4_K/Q5_K super-block's per-row factors of sub-block s: scale[s] = d · sc,
 // offset[s] = −dmin · m.
 INFERLENS_AVX2 inline void subBlockFactors(const std::byte* block, float (&scale)[8][8],
                                            float (&offset)[8][8]) {
-    const __m256 d = packedScales(block);
-    const __m256 negativeDmin = _mm256_sub_ps(_mm256_setzero_ps(), packedScales(block + 16));
+    const __m256 d = GroupLanes::halves(block, 0);
+    const __m256 negativeDmin = GroupLanes::negate(GroupLanes::halves(block + 16, 0));
 #pragma GCC unroll 8
     for (int s = 0; s < 8; ++s) {
-        _mm256_store_ps(scale[s], _mm256_mul_ps(d, byteFloats(block + 32 + 8 * s)));
-        _mm256_store_ps(offset[s], _mm256_mul_ps(negativeDmin, byteFloats(block + 96 + 8 * s)));
+        _mm256_store_ps(scale[s],
+                        _mm256_mul_ps(d, GroupLanes::unsignedBytes(block + 32 + 8 * s, 0)));
+        _mm256_store_ps(offset[s], _mm256_mul_ps(negativeDmin,
+                                                 GroupLanes::unsignedBytes(block + 96 + 8 * s, 0)));
     }
 }
 
@@ -125,7 +121,7 @@ INFERLENS_AVX2 inline __m256 addSubBlock(__m256 acc, const float (&scale)[8][8],
 // matrix, one core, bench_packed_products: Q4_K 105 → 145 Gop/s, Q5_K 110 → 119. `fifth`: Q5_K,
 // whose fifth bits join the nibbles.
 template <bool fifth, int T>
-INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* const* xs,
+INFERLENS_AVX2 void q4kAvx2(const std::byte* group, int64_t, const QuantizedActivations* const* xs,
                             int64_t blocks, float* out, int stride) {
     constexpr int kChunks = fifth ? kPairSumChunks : 2 * kPairSumChunks;
     __m256 acc[T];
@@ -155,7 +151,8 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* 
                                                 _mm256_set1_epi8(0x0f));
                     if constexpr (fifth)
                         chunk[k] = _mm256_or_si256(
-                            chunk[k], fifthBits(_mm256_loadu_si256(fifthBitWords + first + k), s));
+                            chunk[k], GroupLanes::fifthBits(
+                                          _mm256_loadu_si256(fifthBitWords + first + k), s));
                 }
 #pragma GCC unroll 4
                 for (int t = 0; t < T; ++t) {
@@ -163,7 +160,7 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* 
                     __m256i pairs = _mm256_setzero_si256();
 #pragma GCC unroll 8
                     for (int k = 0; k < kChunks; ++k)
-                        pairs = nibblePairSums(pairs, chunk[k], broadcast4(a + 4 * k));
+                        pairs = nibblePairSums(pairs, chunk[k], GroupLanes::broadcast4(a + 4 * k));
                     dot[t] = _mm256_add_epi32(dot[t], widenPairSums(pairs));
                     if (first + kChunks == 8)
                         acc[t] = addSubBlock(acc[t], scale, offset, s, *xs[t], sub, dot[t]);
@@ -172,64 +169,81 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, const QuantizedActivations* 
         }
     }
     for (int t = 0; t < T; ++t)
-        storeRows(acc[t], out + t, stride);
+        GroupLanes::storeRows(acc[t], out + t, stride);
 }
 
-// AVX-512 VNNI: a pair of sub-blocks at a time, each pair's integer dots built in two accumulators
-// per sub-block and token (exact, so in any order), so that one decode step is not bound by the
-// latency of a single chain of dot-product instructions.
-template <bool fifth, int T>
-INFERLENS_AVX512 void q4kAvx512(const std::byte* group, const QuantizedActivations* const* xs,
-                                int64_t blocks, float* out, int stride) {
-    __m256 acc[T];
+// AVX-512 VNNI, over W's rows (one group, or two side by side: packed_lanes.h): a pair of
+// sub-blocks at a time, each pair's integer dots built in two accumulators per sub-block and token
+// (exact, so in any order), so that one decode step is not bound by the latency of a single chain
+// of dot-product instructions. The float steps per (row, token) are those of the AVX2 tile.
+template <typename W, bool fifth, int T>
+INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
+                                const QuantizedActivations* const* xs, int64_t blocks, float* out,
+                                int stride) {
+    using Ints = typename W::Ints;
+    using Floats = typename W::Floats;
+    Floats acc[T];
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t)
-        acc[t] = _mm256_setzero_ps();
+        acc[t] = W::zero();
+    const Ints mask4 = W::everyByte(0x0f);
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedBytes<fifth>;
-        alignas(32) float scale[8][8], offset[8][8];
-        subBlockFactors(block, scale, offset);
+        alignas(64) float scale[8][W::kRows], offset[8][W::kRows];
+        const Floats d = W::halves(block, groupBytes);
+        const Floats negativeDmin = W::negate(W::halves(block + 16, groupBytes));
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) {
+            W::storeFloats(scale[s],
+                           W::multiply(d, W::unsignedBytes(block + 32 + 8 * s, groupBytes)));
+            W::storeFloats(offset[s], W::multiply(negativeDmin, W::unsignedBytes(block + 96 + 8 * s,
+                                                                                 groupBytes)));
+        }
 #pragma GCC unroll 4
         for (int p = 0; p < 4; ++p) {
-            __m256i low[T][2], high[T][2];
+            Ints low[T][2], high[T][2];
 #pragma GCC unroll 4
             for (int t = 0; t < T; ++t)
                 for (int i = 0; i < 2; ++i) {
-                    low[t][i] = _mm256_setzero_si256();
-                    high[t][i] = _mm256_setzero_si256();
+                    low[t][i] = W::zeroInts();
+                    high[t][i] = W::zeroInts();
                 }
 #pragma GCC unroll 8
             for (int k = 0; k < 8; ++k) {
-                const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                    block + packedNibblesAt(fifth) + 256 * p + 32 * k));
-                __m256i lo = _mm256_and_si256(chunk, _mm256_set1_epi8(0x0f));
-                __m256i hi = _mm256_and_si256(_mm256_srli_epi16(chunk, 4), _mm256_set1_epi8(0x0f));
+                const Ints chunk =
+                    W::load(block + packedNibblesAt(fifth) + 256 * p + 32 * k, groupBytes);
+                Ints lo = W::both(chunk, mask4);
+                Ints hi = W::both(W::shiftRight16(chunk, 4), mask4);
                 if constexpr (fifth) {
-                    const __m256i bits =
-                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 160 + 32 * k));
-                    lo = _mm256_or_si256(lo, fifthBits(bits, 2 * p));
-                    hi = _mm256_or_si256(hi, fifthBits(bits, 2 * p + 1));
+                    const Ints bits = W::load(block + 160 + 32 * k, groupBytes);
+                    lo = W::either(lo, W::fifthBits(bits, 2 * p));
+                    hi = W::either(hi, W::fifthBits(bits, 2 * p + 1));
                 }
 #pragma GCC unroll 4
                 for (int t = 0; t < T; ++t) {
                     const int8_t* a = xs[t]->values.data() + (8 * b + 2 * p) * 32 + 4 * k;
-                    low[t][k % 2] = nibbleProductsVnni(low[t][k % 2], lo, broadcast4(a));
-                    high[t][k % 2] = nibbleProductsVnni(high[t][k % 2], hi, broadcast4(a + 32));
+                    low[t][k % 2] = W::dot(low[t][k % 2], lo, W::broadcast4(a));
+                    high[t][k % 2] = W::dot(high[t][k % 2], hi, W::broadcast4(a + 32));
                 }
             }
 #pragma GCC unroll 4
             for (int t = 0; t < T; ++t) {
-                const __m256i dots[2] = {_mm256_add_epi32(low[t][0], low[t][1]),
-                                         _mm256_add_epi32(high[t][0], high[t][1])};
+                const Ints dots[2] = {W::add(low[t][0], low[t][1]), W::add(high[t][0], high[t][1])};
 #pragma GCC unroll 2
-                for (int i = 0; i < 2; ++i)
-                    acc[t] = addSubBlock(acc[t], scale, offset, 2 * p + i, *xs[t],
-                                         size_t(8 * b + 2 * p + i), dots[i]);
+                for (int i = 0; i < 2; ++i) {
+                    const int s = 2 * p + i;
+                    const size_t sub = size_t(8 * b + s);
+                    acc[t] = W::multiplyAdd(
+                        W::multiply(W::loadFloats(scale[s]), W::every(xs[t]->scales[sub])),
+                        W::toFloats(dots[i]), acc[t]);
+                    acc[t] = W::multiplyAdd(W::loadFloats(offset[s]),
+                                            W::every(xs[t]->scaledSums[sub]), acc[t]);
+                }
             }
         }
     }
     for (int t = 0; t < T; ++t)
-        storeRows(acc[t], out + t, stride);
+        W::storeRows(acc[t], out + t, stride);
 }
 
 // AVX2: a sub-block (4h + k) at a time, its 8 chunks of 6-bit values decoded into registers once
@@ -240,7 +254,7 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, const QuantizedActivatio
 // sub-block stays below 2³¹; beyond 2²⁴ its conversion rounds, as any f32 sum does). One
 // bench_packed_products matrix, one core: 72 → 105 Gop/s.
 template <int T>
-INFERLENS_AVX2 void q6kAvx2(const std::byte* group, const QuantizedActivations* const* xs,
+INFERLENS_AVX2 void q6kAvx2(const std::byte* group, int64_t, const QuantizedActivations* const* xs,
                             int64_t blocks, float* out, int stride) {
     __m256 acc[T];
 #pragma GCC unroll 4
@@ -248,7 +262,7 @@ INFERLENS_AVX2 void q6kAvx2(const std::byte* group, const QuantizedActivations* 
         acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedQ6_KBytes;
-        const __m256 d = packedScales(block);
+        const __m256 d = GroupLanes::halves(block, 0);
 #pragma GCC unroll 2
         for (int h = 0; h < 2; ++h) {
             const std::byte* half = block + 144 + h * (16 + 8) * 32;
@@ -283,8 +297,8 @@ INFERLENS_AVX2 void q6kAvx2(const std::byte* group, const QuantizedActivations* 
 #pragma GCC unroll 4
                     for (int i = 0; i < 8; i += 2) {
                         const __m256i pairs = _mm256_add_epi16(
-                            _mm256_maddubs_epi16(q[i], broadcast4(a + 4 * i)),
-                            _mm256_maddubs_epi16(q[i + 1], broadcast4(a + 4 * i + 4)));
+                            _mm256_maddubs_epi16(q[i], GroupLanes::broadcast4(a + 4 * i)),
+                            _mm256_maddubs_epi16(q[i + 1], GroupLanes::broadcast4(a + 4 * i + 4)));
                         dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, groupScale[i / 4]));
                     }
                     const __m128i halfSums = _mm_loadl_epi64(
@@ -299,104 +313,108 @@ INFERLENS_AVX2 void q6kAvx2(const std::byte* group, const QuantizedActivations* 
         }
     }
     for (int t = 0; t < T; ++t)
-        storeRows(acc[t], out + t, stride);
+        GroupLanes::storeRows(acc[t], out + t, stride);
 }
 
-// 8 signed bytes as 8 floats.
-INFERLENS_AVX2 inline __m256 signedByteFloats(const std::byte* bytes) {
-    return _mm256_cvtepi32_ps(
-        _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes))));
-}
-
-// AVX-512 VNNI: per half h, a 16-value group g of its sub-blocks 4h + k, k = 0…3, at a time
-// (chunks c = 4g … 4g + 3 hold 4 elements each of all four sub-blocks), a dot-product chain per
-// sub-block and token.
-template <int T>
-INFERLENS_AVX512 void q6kAvx512(const std::byte* group, const QuantizedActivations* const* xs,
-                                int64_t blocks, float* out, int stride) {
-    __m256 acc[T];
+// AVX-512 VNNI, over W's rows: per half h, a 16-value group g of its sub-blocks 4h + k, k = 0…3, at
+// a time (chunks c = 4g … 4g + 3 hold 4 elements each of all four sub-blocks), a dot-product chain
+// per sub-block and token.
+template <typename W, int T>
+INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
+                                const QuantizedActivations* const* xs, int64_t blocks, float* out,
+                                int stride) {
+    using Ints = typename W::Ints;
+    using Floats = typename W::Floats;
+    Floats acc[T];
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t)
-        acc[t] = _mm256_setzero_ps();
+        acc[t] = W::zero();
+    const Ints mask4 = W::everyByte(0x0f), mask2 = W::everyByte(3);
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedQ6_KBytes;
-        const __m256 d = packedScales(block);
-        alignas(32) float scale[16][8];
+        const Floats d = W::halves(block, groupBytes);
+        alignas(64) float scale[16][W::kRows];
 #pragma GCC unroll 16
         for (int g = 0; g < 16; ++g)
-            _mm256_store_ps(scale[g], _mm256_mul_ps(d, signedByteFloats(block + 16 + 8 * g)));
+            W::storeFloats(scale[g],
+                           W::multiply(d, W::signedBytes(block + 16 + 8 * g, groupBytes)));
 #pragma GCC unroll 2
         for (int h = 0; h < 2; ++h) {
             const std::byte* half = block + 144 + h * (16 + 8) * 32;
 #pragma GCC unroll 2
             for (int g = 0; g < 2; ++g) {
-                __m256i dot[T][4];
+                Ints dot[T][4];
 #pragma GCC unroll 4
                 for (int t = 0; t < T; ++t)
                     for (int k = 0; k < 4; ++k)
-                        dot[t][k] = _mm256_setzero_si256();
+                        dot[t][k] = W::zeroInts();
 #pragma GCC unroll 4
                 for (int c = 4 * g; c < 4 * g + 4; ++c) {
-                    const auto chunk = [half](int index) {
-                        return reinterpret_cast<const __m256i*>(half + 32 * index);
-                    };
-                    const __m256i low0 = _mm256_loadu_si256(chunk(c));
-                    const __m256i low1 = _mm256_loadu_si256(chunk(c + 8));
-                    const __m256i high = _mm256_loadu_si256(chunk(16 + c));
-                    const __m256i mask4 = _mm256_set1_epi8(0x0f), mask2 = _mm256_set1_epi8(3);
-                    __m256i q[4];
-                    q[0] = _mm256_or_si256(_mm256_and_si256(low0, mask4),
-                                           _mm256_slli_epi16(_mm256_and_si256(high, mask2), 4));
-                    q[1] = _mm256_or_si256(
-                        _mm256_and_si256(low1, mask4),
-                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2), mask2), 4));
-                    q[2] = _mm256_or_si256(
-                        _mm256_and_si256(_mm256_srli_epi16(low0, 4), mask4),
-                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 4), mask2), 4));
-                    q[3] = _mm256_or_si256(
-                        _mm256_and_si256(_mm256_srli_epi16(low1, 4), mask4),
-                        _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 6), mask2), 4));
+                    const Ints low0 = W::load(half + 32 * c, groupBytes);
+                    const Ints low1 = W::load(half + 32 * (c + 8), groupBytes);
+                    const Ints high = W::load(half + 32 * (16 + c), groupBytes);
+                    Ints q[4];
+#pragma GCC unroll 4
+                    for (int k = 0; k < 4; ++k) {
+                        const Ints low = k % 2 == 0 ? low0 : low1;
+                        // Sub-block k's 2-bit high part, at bits 4 and 5.
+                        const Ints highBits =
+                            W::shiftLeft16(W::both(W::shiftRight16(high, 2 * k), mask2), 4);
+                        q[k] = W::either(W::both(k < 2 ? low : W::shiftRight16(low, 4), mask4),
+                                         highBits);
+                    }
 #pragma GCC unroll 4
                     for (int t = 0; t < T; ++t)
 #pragma GCC unroll 4
                         for (int k = 0; k < 4; ++k)
-                            dot[t][k] =
-                                nibbleProductsVnni(dot[t][k], q[k],
-                                                   broadcast4(xs[t]->values.data() +
-                                                              (8 * b + 4 * h + k) * 32 + 4 * c));
+                            dot[t][k] = W::dot(dot[t][k], q[k],
+                                               W::broadcast4(xs[t]->values.data() +
+                                                             (8 * b + 4 * h + k) * 32 + 4 * c));
                 }
 #pragma GCC unroll 4
                 for (int t = 0; t < T; ++t)
 #pragma GCC unroll 4
                     for (int k = 0; k < 4; ++k) {
                         const size_t sub = size_t(8 * b + 4 * h + k);
-                        const __m256i biased = _mm256_sub_epi32(
-                            dot[t][k], _mm256_set1_epi32(32 * xs[t]->halfSums[2 * sub + g]));
-                        acc[t] = _mm256_fmadd_ps(
-                            _mm256_mul_ps(_mm256_load_ps(scale[2 * (4 * h + k) + g]),
-                                          _mm256_set1_ps(xs[t]->scales[sub])),
-                            _mm256_cvtepi32_ps(biased), acc[t]);
+                        const Ints biased =
+                            W::subtract(dot[t][k], W::everyLane(32 * xs[t]->halfSums[2 * sub + g]));
+                        acc[t] =
+                            W::multiplyAdd(W::multiply(W::loadFloats(scale[2 * (4 * h + k) + g]),
+                                                       W::every(xs[t]->scales[sub])),
+                                           W::toFloats(biased), acc[t]);
                     }
             }
         }
     }
     for (int t = 0; t < T; ++t)
-        storeRows(acc[t], out + t, stride);
+        W::storeRows(acc[t], out + t, stride);
 }
 
 template <bool fifth>
 PackedTile q4kTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
-        return anyTokens<q4kAvx512<fifth, 4>, q4kAvx512<fifth, 1>>;
+        return anyTokens<q4kAvx512<GroupLanes, fifth, 4>, q4kAvx512<GroupLanes, fifth, 1>>;
     if (kernels == CpuKernels::Avx2)
         return anyTokens<q4kAvx2<fifth, 4>, q4kAvx2<fifth, 1>>;
     return nullptr;
 }
+template <bool fifth>
+PackedPairTile q4kPairTile(CpuKernels kernels) {
+    if (kernels == CpuKernels::Avx512)
+        return anyTokensOfPair<q4kAvx512<GroupPairLanes, fifth, 4>,
+                               q4kAvx512<GroupPairLanes, fifth, 1>>;
+    return nullptr;
+}
 PackedTile q6kTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
-        return anyTokens<q6kAvx512<4>, q6kAvx512<1>>;
+        return anyTokens<q6kAvx512<GroupLanes, 4>, q6kAvx512<GroupLanes, 1>>;
     if (kernels == CpuKernels::Avx2)
         return anyTokens<q6kAvx2<4>, q6kAvx2<1>>;
+    return nullptr;
+}
+PackedPairTile q6kPairTile(CpuKernels kernels) {
+    if (kernels == CpuKernels::Avx512)
+        return anyTokensOfPair<q6kAvx512<GroupPairLanes, 4>, q6kAvx512<GroupPairLanes, 1>>;
     return nullptr;
 }
 #else
@@ -404,7 +422,14 @@ template <bool>
 PackedTile q4kTile(CpuKernels) {
     return nullptr;
 }
+template <bool>
+PackedPairTile q4kPairTile(CpuKernels) {
+    return nullptr;
+}
 PackedTile q6kTile(CpuKernels) {
+    return nullptr;
+}
+PackedPairTile q6kPairTile(CpuKernels) {
     return nullptr;
 }
 #endif
@@ -412,9 +437,11 @@ PackedTile q6kTile(CpuKernels) {
 }  // namespace
 
 const PackedFormat* packedKFormat(DType dtype) {
-    static const PackedFormat q4_k{kPackedBytes<false>, packQ4_K<false>, q4kTile<false>};
-    static const PackedFormat q5_k{kPackedBytes<true>, packQ4_K<true>, q4kTile<true>};
-    static const PackedFormat q6_k{kPackedQ6_KBytes, packQ6_K, q6kTile};
+    static const PackedFormat q4_k{kPackedBytes<false>, packQ4_K<false>, q4kTile<false>,
+                                   q4kPairTile<false>};
+    static const PackedFormat q5_k{kPackedBytes<true>, packQ4_K<true>, q4kTile<true>,
+                                   q4kPairTile<true>};
+    static const PackedFormat q6_k{kPackedQ6_KBytes, packQ6_K, q6kTile, q6kPairTile};
     switch (dtype) {
         case DType::Q4_K:
             return &q4_k;

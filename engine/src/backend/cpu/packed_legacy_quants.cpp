@@ -71,11 +71,9 @@ void packBlock(const std::byte* const* rows, int64_t b, std::byte* out) {
 #if defined(__x86_64__)
 
 // Q8_0's chunk (biased weights u = q + 128) times activation bytes: VNNI multiplies unsigned by
-// signed bytes directly; AVX2's two-instruction version would saturate on 255 · 127 pairs, so it
-// takes the signed weights back and moves their signs onto the activations — and so the 128 off.
-INFERLENS_AVX512 inline __m256i q8ProductsVnni(__m256i acc, __m256i u, __m256i a) {
-    return _mm256_dpbusd_epi32(acc, u, a);
-}
+// signed bytes directly (W::dot); AVX2's two-instruction version would saturate on 255 · 127
+// pairs, so it takes the signed weights back and moves their signs onto the activations — and so
+// the 128 off.
 INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
     const __m256i q = _mm256_xor_si256(u, _mm256_set1_epi8(char(0x80)));
     return _mm256_add_epi32(acc,
@@ -86,25 +84,21 @@ INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
 // `init`. Integer sums are exact, so any order gives the same result (and a decode step the same
 // as a prefill). VNNI: four independent chains of one instruction per chunk, so that a decode
 // step is not bound by the latency of one chain.
-template <LegacyLayout L>
-INFERLENS_AVX512 inline __m256i blockDotVnni(const __m256i (&chunk)[8], const int8_t* a,
-                                             __m256i init) {
-    __m256i dot[4] = {init, _mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+template <typename W, LegacyLayout L>
+INFERLENS_AVX512 inline typename W::Ints blockDotVnni(const typename W::Ints (&chunk)[8],
+                                                      const int8_t* a, typename W::Ints init) {
+    typename W::Ints dot[4] = {init, W::zeroInts(), W::zeroInts(), W::zeroInts()};
 #pragma GCC unroll 8
-    for (int k = 0; k < 8; ++k) {
-        if constexpr (L.bytes)
-            dot[k % 4] = q8ProductsVnni(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
-        else
-            dot[k % 4] = nibbleProductsVnni(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
-    }
-    return _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]), _mm256_add_epi32(dot[2], dot[3]));
+    for (int k = 0; k < 8; ++k)
+        dot[k % 4] = W::dot(dot[k % 4], chunk[k], W::broadcast4(a + 4 * k));
+    return W::add(W::add(dot[0], dot[1]), W::add(dot[2], dot[3]));
 }
 
-// AVX2: the nibbles' pair sums in int16 for a group of chunks, widened once per group
-// (nibblePairSums, packed_formats.h): eight chunks of 4-bit values (2 · 15 · 127 · 8 < 2¹⁵), four
-// with Q5's fifth bit — 10 or 12 multiplies per block instead of 16. Q8_0's signed pairs reach
-// 2 · 128 · 127 and are widened at once.
-template <LegacyLayout L>
+// AVX2 (W: GroupLanes): the nibbles' pair sums in int16 for a group of chunks, widened once per
+// group (nibblePairSums, packed_formats.h): eight chunks of 4-bit values (2 · 15 · 127 · 8 <
+// 2¹⁵), four with Q5's fifth bit — 10 or 12 multiplies per block instead of 16. Q8_0's signed
+// pairs reach 2 · 128 · 127 and are widened at once.
+template <typename W, LegacyLayout L>
 INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8_t* a,
                                            __m256i init) {
     if constexpr (L.bytes) {
@@ -112,7 +106,7 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
                           _mm256_setzero_si256()};
 #pragma GCC unroll 8
         for (int k = 0; k < 8; ++k)
-            dot[k % 4] = q8Products(dot[k % 4], chunk[k], broadcast4(a + 4 * k));
+            dot[k % 4] = q8Products(dot[k % 4], chunk[k], GroupLanes::broadcast4(a + 4 * k));
         return _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]), _mm256_add_epi32(dot[2], dot[3]));
     } else {
         return nibbleDotAvx2 < L.highAt != 0 ? kPairSumChunks
@@ -120,54 +114,54 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
     }
 }
 
-// One packed group times T tokens: per block, the integer dot of each (row, token) pair starting
-// at −bias · Σ a, which takes off what the multiplied bytes carry beyond the values (Q4_0's
-// nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes q + 128). Q4_1 and Q5_1 then
-// add their min m times the block's Σ x (its scaledSums). The fifth bits of Q5 join the nibbles
-// here rather than at pack time, so that the packed copy stays the file's size (packed_rows.h).
-#define INFERLENS_PACKED_TILE(name, target, q8TakesBiasOff, blockDot)                           \
-    template <LegacyLayout L, int T>                                                            \
-    target void name(const std::byte* group, const QuantizedActivations* const* xs,             \
-                     int64_t blocks, float* out, int stride) {                                  \
-        constexpr int bias = L.bytes && q8TakesBiasOff ? 0 : L.bias, chunks = L.chunks();       \
-        __m256 acc[T];                                                                          \
-        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = _mm256_setzero_ps();       \
-        for (int64_t b = 0; b < blocks; ++b) {                                                  \
-            const std::byte* block = group + b * L.packedBytes();                               \
-            const __m256 d = packedScales(block);                                               \
-            __m256i chunk[8];                                                                   \
-            _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                          \
-                const __m256i bytes = _mm256_loadu_si256(                                       \
-                    reinterpret_cast<const __m256i*>(block + L.packedValuesAt() + 32 * k));     \
-                if constexpr (L.bytes) {                                                        \
-                    chunk[k] = bytes;                                                           \
-                } else {                                                                        \
-                    chunk[k] = _mm256_and_si256(bytes, _mm256_set1_epi8(0x0f));                 \
-                    chunk[k + 4] =                                                              \
-                        _mm256_and_si256(_mm256_srli_epi16(bytes, 4), _mm256_set1_epi8(0x0f));  \
-                    if constexpr (L.highAt != 0) {                                              \
-                        const __m256i words = _mm256_loadu_si256(                               \
-                            reinterpret_cast<const __m256i*>(block + L.packedHighAt()));        \
-                        chunk[k] = _mm256_or_si256(chunk[k], fifthBits(words, k));              \
-                        chunk[k + 4] = _mm256_or_si256(chunk[k + 4], fifthBits(words, k + 4));  \
-                    }                                                                           \
-                }                                                                               \
-            }                                                                                   \
-            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                               \
-                const __m256i sum =                                                             \
-                    blockDot<L>(chunk, xs[t]->values.data() + b * kQuantBlockElements,          \
-                                _mm256_set1_epi32(-bias * xs[t]->sums[size_t(b)]));             \
-                acc[t] =                                                                        \
-                    _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[size_t(b)])), \
-                                    _mm256_cvtepi32_ps(sum), acc[t]);                           \
-                if constexpr (L.minAt != 0)                                                     \
-                    acc[t] =                                                                    \
-                        _mm256_fmadd_ps(packedScales(block + L.packedMinAt()),                  \
-                                        _mm256_set1_ps(xs[t]->scaledSums[size_t(b)]), acc[t]);  \
-            }                                                                                   \
-        }                                                                                       \
-        for (int t = 0; t < T; ++t)                                                             \
-            storeRows(acc[t], out + t, stride);                                                 \
+// T tokens over W's rows (one packed group or two: packed_lanes.h): per block, the integer dot of
+// each (row, token) pair starting at −bias · Σ a, which takes off what the multiplied bytes carry
+// beyond the values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes
+// q + 128). Q4_1 and Q5_1 then add their min m times the block's Σ x (its scaledSums). The fifth
+// bits of Q5 join the nibbles here rather than at pack time, so that the packed copy stays the
+// file's size (packed_rows.h).
+#define INFERLENS_PACKED_TILE(name, target, q8TakesBiasOff, blockDot)                        \
+    template <typename W, LegacyLayout L, int T>                                             \
+    target void name(const std::byte* group, int64_t groupBytes,                             \
+                     const QuantizedActivations* const* xs, int64_t blocks, float* out,      \
+                     int stride) {                                                           \
+        using Ints = typename W::Ints;                                                       \
+        using Floats = typename W::Floats;                                                   \
+        constexpr int bias = L.bytes && q8TakesBiasOff ? 0 : L.bias, chunks = L.chunks();    \
+        Floats acc[T];                                                                       \
+        _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = W::zero();              \
+        const Ints mask4 = W::everyByte(0x0f);                                               \
+        for (int64_t b = 0; b < blocks; ++b) {                                               \
+            const std::byte* block = group + b * L.packedBytes();                            \
+            const Floats d = W::halves(block, groupBytes);                                   \
+            Ints chunk[8];                                                                   \
+            _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                       \
+                const Ints bytes = W::load(block + L.packedValuesAt() + 32 * k, groupBytes); \
+                if constexpr (L.bytes) {                                                     \
+                    chunk[k] = bytes;                                                        \
+                } else {                                                                     \
+                    chunk[k] = W::both(bytes, mask4);                                        \
+                    chunk[k + 4] = W::both(W::shiftRight16(bytes, 4), mask4);                \
+                    if constexpr (L.highAt != 0) {                                           \
+                        const Ints words = W::load(block + L.packedHighAt(), groupBytes);    \
+                        chunk[k] = W::either(chunk[k], W::fifthBits(words, k));              \
+                        chunk[k + 4] = W::either(chunk[k + 4], W::fifthBits(words, k + 4));  \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                            \
+                const Ints sum =                                                             \
+                    blockDot<W, L>(chunk, xs[t]->values.data() + b * kQuantBlockElements,    \
+                                   W::everyLane(-bias * xs[t]->sums[size_t(b)]));            \
+                acc[t] = W::multiplyAdd(W::multiply(d, W::every(xs[t]->scales[size_t(b)])),  \
+                                        W::toFloats(sum), acc[t]);                           \
+                if constexpr (L.minAt != 0)                                                  \
+                    acc[t] = W::multiplyAdd(W::halves(block + L.packedMinAt(), groupBytes),  \
+                                            W::every(xs[t]->scaledSums[size_t(b)]), acc[t]); \
+            }                                                                                \
+        }                                                                                    \
+        for (int t = 0; t < T; ++t)                                                          \
+            W::storeRows(acc[t], out + t, stride);                                           \
     }
 
 INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, true, blockDotAvx2)
@@ -176,9 +170,16 @@ INFERLENS_PACKED_TILE(legacyAvx512, INFERLENS_AVX512, false, blockDotVnni)
 template <LegacyLayout L>
 PackedTile legacyTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
-        return anyTokens<legacyAvx512<L, 4>, legacyAvx512<L, 1>>;
+        return anyTokens<legacyAvx512<GroupLanes, L, 4>, legacyAvx512<GroupLanes, L, 1>>;
     if (kernels == CpuKernels::Avx2)
-        return anyTokens<legacyAvx2<L, 4>, legacyAvx2<L, 1>>;
+        return anyTokens<legacyAvx2<GroupLanes, L, 4>, legacyAvx2<GroupLanes, L, 1>>;
+    return nullptr;
+}
+template <LegacyLayout L>
+PackedPairTile legacyPairTile(CpuKernels kernels) {
+    if (kernels == CpuKernels::Avx512)
+        return anyTokensOfPair<legacyAvx512<GroupPairLanes, L, 4>,
+                               legacyAvx512<GroupPairLanes, L, 1>>;
     return nullptr;
 }
 #else
@@ -186,11 +187,16 @@ template <LegacyLayout>
 PackedTile legacyTile(CpuKernels) {
     return nullptr;
 }
+template <LegacyLayout>
+PackedPairTile legacyPairTile(CpuKernels) {
+    return nullptr;
+}
 #endif
 
 template <LegacyLayout L>
 const PackedFormat* format() {
-    static const PackedFormat packed{L.packedBytes(), packBlock<L>, legacyTile<L>};
+    static const PackedFormat packed{L.packedBytes(), packBlock<L>, legacyTile<L>,
+                                     legacyPairTile<L>};
     return &packed;
 }
 

@@ -36,6 +36,17 @@ PackedTile packedTile(DType dtype, CpuKernels kernels) {
     return format->tile(kernels);
 }
 
+PackedPairTile packedPairTile(DType dtype, CpuKernels kernels) {
+    const PackedFormat* format = packedFormat(dtype);
+    if (format == nullptr || format->pairTile == nullptr)
+        return nullptr;
+    if (kernels == CpuKernels::Amx)
+        return packedTile(dtype, kernels) != format->tile(CpuKernels::Avx512)
+                   ? nullptr
+                   : format->pairTile(CpuKernels::Avx512);
+    return format->pairTile(kernels);
+}
+
 bool packs(DType dtype, CpuKernels kernels) {
     return packedTile(dtype, kernels) != nullptr;
 }

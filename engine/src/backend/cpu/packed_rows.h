@@ -67,6 +67,15 @@ PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool = nullptr);
 using PackedTile = void (*)(const std::byte* group, const QuantizedActivations* const* xs,
                             int tokenCount, int64_t blocks, float* out);
 PackedTile packedTile(DType dtype, CpuKernels kernels);
+// The same for two adjacent groups (16 rows, the second `groupBytes` after the first) at once:
+// out[r · tokenCount + t] for r < 16. The AVX-512 tiles in 512-bit registers (packed_lanes.h): the
+// numbers of two one-group tiles, bit for bit, in half the instructions and loads per row, which
+// is what bounds a prefill's one-group tile. nullptr where the kernel set has none (AVX2, and the
+// types that AMX runs).
+using PackedPairTile = void (*)(const std::byte* group, int64_t groupBytes,
+                                const QuantizedActivations* const* xs, int tokenCount,
+                                int64_t blocks, float* out);
+PackedPairTile packedPairTile(DType dtype, CpuKernels kernels);
 // Bytes of one packed group of `matrix` (its blocks per row × the packed block size).
 int64_t packedGroupBytes(const TensorView& matrix);
 
