@@ -22,8 +22,10 @@
 
 // GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
 // the code of the files that include this one.
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace inferlens {
 

@@ -40,10 +40,11 @@ PackedPairTile packedPairTile(DType dtype, CpuKernels kernels) {
     const PackedFormat* format = packedFormat(dtype);
     if (format == nullptr || format->pairTile == nullptr)
         return nullptr;
-    if (kernels == CpuKernels::Amx)
-        return packedTile(dtype, kernels) != format->tile(CpuKernels::Avx512)
-                   ? nullptr
-                   : format->pairTile(CpuKernels::Avx512);
+    // The types AMX runs keep their AMX tile; the others take the AVX-512 pair.
+    if (kernels == CpuKernels::Amx) {
+        const bool amx = cpuSupports(CpuKernels::Amx) && amxLegacyTile(dtype) != nullptr;
+        return amx ? nullptr : format->pairTile(CpuKernels::Avx512);
+    }
     return format->pairTile(kernels);
 }
 
