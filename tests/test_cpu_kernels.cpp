@@ -271,10 +271,8 @@ class TestCpuKernels : public QObject {
                         for (int64_t g = 0; g < 2; ++g) {
                             tile(packed.bytes.get() + g * groupBytes, xs.data(), count, blocks,
                                  single.data());
-                            QCOMPARE(
-                                std::vector<float>(pair.begin() + g * kPackedRows * count,
-                                                   pair.begin() + (g + 1) * kPackedRows * count),
-                                single);
+                            QVERIFY(std::memcmp(pair.data() + g * kPackedRows * count,
+                                                single.data(), single.size() * sizeof(float)) == 0);
                         }
                     }
                 for (int64_t g = 0; g < 2; ++g) {
@@ -409,8 +407,10 @@ class TestCpuKernels : public QObject {
         // The products split their rows across a pool: every thread must read the activations
         // (and their 8-bit form) that the calling thread prepared — in the file's layout and,
         // for the types the kernels in use pack, in the packed one.
+        // 292 rows: 37 groups of 8, the last one padded, so that with AVX-512 a batch runs pairs
+        // of groups and then a lone one (and, on 3 threads, parts of 16 rows).
         ThreadPool pool(3);
-        const int64_t rows = 300, columns = 256, tokens = 5;
+        const int64_t rows = 292, columns = 256, tokens = 5;
         const auto x = randomValues(tokens * columns, 1.0f, 42);
         for (const DType dtype :
              {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_1,

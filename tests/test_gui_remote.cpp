@@ -62,6 +62,14 @@ bool noteShownOver(MainWindow& window, const char* dock) {
     return note != nullptr && note->isVisibleTo(panel);
 }
 
+// The text of the tokens that a spy on EngineWorker::tokenGenerated saw, in order.
+QString streamedText(const QSignalSpy& generated) {
+    QString text;
+    for (const QList<QVariant>& token : generated)
+        text += token.at(1).toString();
+    return text;
+}
+
 // Runs `fill` on the Connect dialog once File → Connect to server… has opened it (modal).
 void whenConnectDialogOpens(const std::function<void(ConnectDialog&)>& fill) {
     auto* poll = new QTimer;
@@ -202,9 +210,7 @@ class TestGuiRemote : public QObject {
         QCOMPARE(sampled.count(), 48);
         for (int i = 0; i < sampled.count(); ++i)
             QCOMPARE(sampled.at(i).at(0).value<widgets::SamplingStep>().step, i);
-        QString streamed;
-        for (const QList<QVariant>& token : generated)
-            streamed += token.at(1).toString();
+        const QString streamed = streamedText(generated);
         QCOMPARE(finished.at(0).at(0).toString(), streamed);
         bool told = false;
         for (const QList<QVariant>& notice : notices)
@@ -235,6 +241,78 @@ class TestGuiRemote : public QObject {
             if (const auto* step = std::get_if<widgets::SamplingStep>(&event))
                 QCOMPARE(step->step, traceSteps++);
         QCOMPARE(traceSteps, 48);
+    }
+
+    // Pause on a server's answer: the request ends at once and nothing streams while paused;
+    // Resume asks the server to go on from the answer so far, which stays one answer. Stop while
+    // paused ends the answer as it is. Stepping is greyed out, with the reason.
+    void pauseHoldsAServerAnswerUntilResume() {
+        FaultProxy proxy(server_->url());
+        MainWindow window(remoteWindow(proxy.url(), 48));
+        QVERIFY(waitForModel(window));
+        for (const char* name : {"stepTokenAction", "stepLayerAction"}) {
+            const auto* step = window.findChild<QAction*>(QString::fromLatin1(name));
+            QVERIFY(!step->isEnabled());
+            QVERIFY(step->toolTip().startsWith("Not for a model on a server"));
+        }
+        window.samplingControls()->setLogitBiasText(QStringLiteral("0=-inf, 1=-inf, 2=-inf"));
+        window.samplingControls()->setTemperature(0);
+        QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
+        QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
+        QSignalSpy notices(window.worker(), &EngineWorker::notice);
+        QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
+        const auto toldPause = [&] {
+            for (const QList<QVariant>& notice : notices)
+                if (notice.at(0).toString().startsWith("Paused at token"))
+                    return true;
+            return false;
+        };
+        window.chat()->send(QStringLiteral("Write a long story about a lighthouse."));
+        QVERIFY(QTest::qWaitFor([&] { return generated.count() >= 4; }, 60000));
+        window.pauseAction()->setChecked(true);
+        QVERIFY(QTest::qWaitFor(toldPause, 30000));
+        const int atPause = generated.count();
+        QTest::qWait(2000);
+        QCOMPARE(generated.count(), atPause);
+        QCOMPARE(finished.count(), 0);
+        const size_t requestsWhilePaused = proxy.postedBodies().size();
+        window.pauseAction()->setChecked(false);
+        QVERIFY(finished.wait(60000));
+        QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
+        QCOMPARE(window.tokensGenerated(), 48);
+        QCOMPARE(sampled.count(), 48);
+        for (int i = 0; i < sampled.count(); ++i)
+            QCOMPARE(sampled.at(i).at(0).value<widgets::SamplingStep>().step, i);
+        const QString streamed = streamedText(generated);
+        QCOMPARE(finished.at(0).at(0).toString(), streamed);
+        // The answer request after Resume goes on from the answer so far.
+        const std::vector<std::string> bodies = proxy.postedBodies();
+        nlohmann::json resumed;
+        for (size_t i = requestsWhilePaused; i < bodies.size(); ++i) {
+            const nlohmann::json request = nlohmann::json::parse(bodies[i], nullptr, false);
+            if (request.is_object() && request.contains("messages") &&
+                request.value("stream", false))
+                resumed = request;
+        }
+        QVERIFY(resumed.is_object());
+        const nlohmann::json& last = resumed["messages"].back();
+        QCOMPARE(last.value("role", ""), std::string("assistant"));
+        QVERIFY(streamed.startsWith(QString::fromStdString(last.value("content", ""))));
+
+        // Stop while paused: the answer ends with what streamed, and the app goes on.
+        generated.clear();
+        finished.clear();
+        notices.clear();
+        window.chat()->send(QStringLiteral("And another one, about a harbour."));
+        QVERIFY(QTest::qWaitFor([&] { return generated.count() >= 2; }, 60000));
+        window.pauseAction()->setChecked(true);
+        QVERIFY(QTest::qWaitFor(toldPause, 30000));
+        window.worker()->control().cancel();  // what Stop does
+        window.pauseAction()->setChecked(false);
+        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
+        QCOMPARE(finished.at(0).at(0).toString(), streamedText(generated));
+        QVERIFY(generated.count() < 48);
     }
 
     // File → Connect to server… against a real server that wants a key: the dialog lists its

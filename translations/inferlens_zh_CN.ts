@@ -618,6 +618,10 @@
         <source>The settings changed at token %1 of the answer: the server goes on from there with the new ones.</source>
         <translation>设置在回答的第 %1 个词元处改变：服务器从那里起按新设置继续。</translation>
     </message>
+    <message>
+        <source>Paused at token %1 of the answer: the request to the server is closed, and Resume asks it to go on from there.</source>
+        <translation>已在回答的第 %1 个词元处暂停：发给服务器的请求已关闭，点“继续”会请服务器从那里接着生成。</translation>
+    </message>
 </context>
 <context>
     <name>inferlens::gui::KvCacheMenu</name>
@@ -1159,6 +1163,10 @@
     <message>
         <source>Not available for a model on a server: its KV cache stays on the server.</source>
         <translation>服务器上的模型无法提供：它的 KV 缓存留在服务器上。</translation>
+    </message>
+    <message>
+        <source>Not for a model on a server: its answer can be paused and resumed, not stepped (the server runs the layers)</source>
+        <translation>不适用于服务器上的模型：它的回答可以暂停和继续，但不能单步执行（各层在服务器上运行）</translation>
     </message>
 </context>
 <context>

@@ -467,6 +467,10 @@ ZH_CN = {
         "服务器不接受以下设置，已略去：%1",
     "The settings changed at token %1 of the answer: the server goes on from there with the new ones.":
         "设置在回答的第 %1 个词元处改变：服务器从那里起按新设置继续。",
+    "Paused at token %1 of the answer: the request to the server is closed, and Resume asks it to go on from there.":
+        "已在回答的第 %1 个词元处暂停：发给服务器的请求已关闭，点“继续”会请服务器从那里接着生成。",
+    "Not for a model on a server: its answer can be paused and resumed, not stepped (the server runs the layers)":
+        "不适用于服务器上的模型：它的回答可以暂停和继续，但不能单步执行（各层在服务器上运行）",
     "%1 prompt tokens, first token after %2 ms (network included)":
         "提示 %1 个词元，首个词元用时 %2 毫秒（含网络）",
     "&Connect to server…":

@@ -143,6 +143,18 @@ void EngineWorker::setBeamChoice(BeamChoice choice) {
     beams_ = choice;
 }
 
+void EngineWorker::setPaused(bool paused) {
+    const std::lock_guard lock(samplingMutex_);
+    paused ? control_.pause() : control_.resume();
+    if (paused && streamingFromServer_ && !restartWanted_) {
+        // A server's stream cannot be held: the request ends, and answerOnServer waits for Resume
+        // before asking again from the answer so far.
+        restartWanted_ = true;
+        pauseWanted_ = true;
+        control_.cancel();
+    }
+}
+
 void EngineWorker::setSampling(const SamplingParams& params) {
     const std::lock_guard lock(samplingMutex_);
     sampling_ = params;
@@ -359,11 +371,24 @@ void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens
         if (traceFile)
             traceWriter.emplace(traceFile.get(), nullptr);
         // A change of settings while the answer streams ends the request (setSampling) and asks
-        // again from the answer so far with the new settings, until the answer ends otherwise.
+        // again from the answer so far with the new settings, until the answer ends otherwise; a
+        // pause ends it too (setPaused), and the next request waits for Resume.
         RemoteRequest part = request;
         bool resumed = false;
         std::shared_ptr<const RemoteAnswer> result;
         for (;;) {
+            // Paused (before the first request, or after a pause ended one): no request until
+            // Resume; Stop ends the answer as it is.
+            if (control_.paused()) {
+                if (result == nullptr)
+                    control_.clearCancel();  // one left by an earlier run
+                if (!control_.checkpoint()) {
+                    RemoteAnswer whole = result != nullptr ? *result : RemoteAnswer{};
+                    whole.reason = FinishReason::Cancelled;
+                    result = std::make_shared<const RemoteAnswer>(std::move(whole));
+                    break;
+                }
+            }
             const int generatedBefore = int(part.prefix.size() - request.prefix.size());
             remote::RemoteSettings settings = takeRemoteSettings(maxNewTokens - generatedBefore);
             result = std::make_shared<const RemoteAnswer>(gui::answerOnServer(
@@ -379,9 +404,17 @@ void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens
                 result = std::make_shared<const RemoteAnswer>(std::move(whole));
                 break;
             }
-            emit notice(tr("The settings changed at token %1 of the answer: the server goes on "
-                           "from there with the new ones.")
-                            .arg(result->tokens.size() - request.prefix.size()));
+            const size_t at = result->tokens.size() - request.prefix.size();
+            if (takePauseWanted()) {
+                control_.clearCancel();  // the cancel that ended the request, not a Stop
+                emit notice(tr("Paused at token %1 of the answer: the request to the server is "
+                               "closed, and Resume asks it to go on from there.")
+                                .arg(at));
+            } else {
+                emit notice(tr("The settings changed at token %1 of the answer: the server goes "
+                               "on from there with the new ones.")
+                                .arg(at));
+            }
             part = resumeRequest(*result);
         }
         lastRemote_ = result;
@@ -404,6 +437,11 @@ void EngineWorker::answerOnServer(const RemoteRequest& request, int maxNewTokens
 }
 
 #ifdef INFERLENS_HAVE_REMOTE
+bool EngineWorker::takePauseWanted() {
+    const std::lock_guard lock(samplingMutex_);
+    return std::exchange(pauseWanted_, false);
+}
+
 remote::RemoteSettings EngineWorker::takeRemoteSettings(int maxNewTokens) {
     remote::RemoteSettings settings;
     {
@@ -416,6 +454,7 @@ remote::RemoteSettings EngineWorker::takeRemoteSettings(int maxNewTokens) {
         settings.stop = stopStrings_;
         samplingChanged_ = false;
         restartWanted_ = false;
+        pauseWanted_ = false;
     }
     settings.maxTokens = maxNewTokens;
     const std::vector<std::string> dropped =

@@ -153,6 +153,10 @@ class EngineWorker : public QObject {
 
     // Thread-safe, called from the UI thread.
     GenerationControl& control() { return control_; }
+    // Pause and Resume: control().pause() / resume(), and for a server's answer (which no
+    // checkpoint between layers can hold) the request ends at once, the answer so far kept, and
+    // Resume asks the server to go on from there (answerOnServer).
+    void setPaused(bool paused);
     void setSampling(const SamplingParams& params);
     // Stop strings for the generations that start from now on.
     void setStopStrings(std::vector<std::string> stops);
@@ -259,6 +263,8 @@ class EngineWorker : public QObject {
     // The settings for the next request to the server (noticing those it does not take); from here
     // on a change of settings restarts the request.
     remote::RemoteSettings takeRemoteSettings(int maxNewTokens);
+    // Whether the request that just ended made way for a pause (and forgets it).
+    bool takePauseWanted();
 #endif
     // Generates after `sequence`; tokens from `promptTokens` on are shown as generated.
     void run(const TokenizationInfo& sequence, size_t promptTokens, int maxNewTokens);
@@ -320,6 +326,7 @@ class EngineWorker : public QObject {
     // resumed with them (setSampling; under samplingMutex_ when written by the UI thread).
     std::atomic<bool> streamingFromServer_{false};
     bool restartWanted_ = false;
+    bool pauseWanted_ = false;  // the restart waits for Resume (setPaused; under samplingMutex_)
     // Written by the UI thread (selectHead), read by the engine's.
     std::atomic<int> selectedLayer_{0}, selectedHead_{0};
     std::unique_ptr<QTemporaryFile> trace_;  // the last generation's trace (JSON lines)

@@ -474,17 +474,18 @@ void MainWindow::buildToolBar() {
     pauseAction_->setCheckable(true);
     pauseAction_->setShortcut(Qt::Key_F6);
     connect(pauseAction_, &QAction::toggled, this, [this](bool paused) {
-        GenerationControl& control = session_->worker()->control();
-        paused ? control.pause() : control.resume();
+        session_->worker()->setPaused(paused);
         texts_.retranslate();  // "Pause" ↔ "Resume"
     });
-    QAction* stepToken = bar->addAction(QString());
-    stepToken->setShortcut(Qt::Key_F7);
-    connect(stepToken, &QAction::triggered, this,
+    stepTokenAction_ = bar->addAction(QString());
+    stepTokenAction_->setObjectName(QStringLiteral("stepTokenAction"));
+    stepTokenAction_->setShortcut(Qt::Key_F7);
+    connect(stepTokenAction_, &QAction::triggered, this,
             [this] { session_->worker()->control().stepToken(); });
-    QAction* stepLayer = bar->addAction(QString());
-    stepLayer->setShortcut(Qt::Key_F8);
-    connect(stepLayer, &QAction::triggered, this,
+    stepLayerAction_ = bar->addAction(QString());
+    stepLayerAction_->setObjectName(QStringLiteral("stepLayerAction"));
+    stepLayerAction_->setShortcut(Qt::Key_F8);
+    connect(stepLayerAction_, &QAction::triggered, this,
             [this] { session_->worker()->control().stepLayer(); });
     QAction* stop = bar->addAction(QString());
     stop->setShortcut(Qt::Key_Escape);
@@ -502,10 +503,14 @@ void MainWindow::buildToolBar() {
         cancelLoadButton_->setText(tr("Cancel"));
         cancelLoadButton_->setToolTip(tr("Stop loading; the previous model stays"));
         pauseAction_->setText(pauseAction_->isChecked() ? tr("Resume") : tr("Pause"));
-        stepToken->setText(tr("Step token"));
-        stepToken->setToolTip(tr("While paused: run until the next token is chosen"));
-        stepLayer->setText(tr("Step layer"));
-        stepLayer->setToolTip(tr("While paused: run one more layer"));
+        stepTokenAction_->setText(tr("Step token"));
+        stepLayerAction_->setText(tr("Step layer"));
+        const QString onServer =
+            tr("Not for a model on a server: its answer can be paused and resumed, not stepped "
+               "(the server runs the layers)");
+        stepTokenAction_->setToolTip(
+            onServer_ ? onServer : tr("While paused: run until the next token is chosen"));
+        stepLayerAction_->setToolTip(onServer_ ? onServer : tr("While paused: run one more layer"));
         stop->setText(tr("Stop"));
         updateModelLabel();
     });
@@ -1023,6 +1028,10 @@ void MainWindow::onConnectFailed(const QString& message) {
 
 void MainWindow::showServerLimits(bool onServer) {
     sampling_->setOnServer(onServer);
+    onServer_ = onServer;
+    stepTokenAction_->setEnabled(!onServer);
+    stepLayerAction_->setEnabled(!onServer);
+    texts_.retranslate();  // the step buttons' tooltips
     if (serverNotes_.empty() && !onServer)
         return;
     if (serverNotes_.empty()) {

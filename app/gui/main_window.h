@@ -221,6 +221,10 @@ class MainWindow : public QMainWindow {
     QToolButton* cancelLoadButton_;
     std::vector<QAction*> loadingActions_;  // the progress bar's and the cancel button's
     QAction* pauseAction_;
+    // Stepping holds a generation between layers: not for a model on a server (onServer_).
+    QAction* stepTokenAction_;
+    QAction* stepLayerAction_;
+    bool onServer_ = false;
     QMenu* exportMenu_;
     QSpinBox* layerBox_;
     QSpinBox* headBox_;

@@ -13,7 +13,7 @@
 namespace inferlens {
 
 // One packed format: a group's block b (kPackedRows rows' block b, rows[j] null for padding rows)
-// written as `blockBytes` bytes, and its tile for a kernel set.
+// written as `blockBytes` bytes, its tile for a kernel set, and its tile of two groups.
 struct PackedFormat {
     int64_t blockBytes;
     void (*packBlock)(const std::byte* const* rows, int64_t b, std::byte* out);

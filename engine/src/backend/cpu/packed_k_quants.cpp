@@ -89,7 +89,8 @@ void packQ6_K(const std::byte* const* rows, int64_t b, std::byte* out) {
 #if defined(__x86_64__)
 
 // A packed Q4_K/Q5_K super-block's per-row factors of sub-block s: scale[s] = d · sc,
-// offset[s] = −dmin · m.
+// offset[s] = −dmin · m. (The AVX-512 tile takes the same steps over its W, written out there: a
+// helper for AVX2 code cannot inline 512-bit operations, nor one for AVX-512 run on AVX2.)
 INFERLENS_AVX2 inline void subBlockFactors(const std::byte* block, float (&scale)[8][8],
                                            float (&offset)[8][8]) {
     const __m256 d = GroupLanes::halves(block, 0);
@@ -103,8 +104,8 @@ INFERLENS_AVX2 inline void subBlockFactors(const std::byte* block, float (&scale
     }
 }
 
-// Sub-block s's part of a (row, token) accumulator, in the order both tiles keep: the integer dot
-// scaled, then the offset.
+// Sub-block s's part of a (row, token) accumulator, in the order the AVX-512 tile keeps too: the
+// integer dot scaled, then the offset.
 INFERLENS_AVX2 inline __m256 addSubBlock(__m256 acc, const float (&scale)[8][8],
                                          const float (&offset)[8][8], int s,
                                          const QuantizedActivations& x, size_t sub, __m256i dot) {

@@ -1,8 +1,8 @@
 #pragma once
 // The rows one register tile of a packed matrix covers (packed_rows.h), as the operations the
 // tiles need on them, so that one tile template runs either width:
-//   GroupLanes      one group of 8 rows in 256-bit registers (a lane per row): decoding, and a
-//                   group without a neighbour;
+//   GroupLanes      one group of 8 rows in 256-bit registers (a lane per row): the AVX2 tiles,
+//                   and the AVX-512 ones when decoding or for a group without a neighbour;
 //   GroupPairLanes  two adjacent groups in 512-bit registers, lanes 0–7 the first group's rows and
 //                   8–15 the second's (the second group's bytes `groupBytes` after the first's).
 // Every lane does the same arithmetic in the same order at either width, so the two give the same
@@ -20,8 +20,9 @@
 #include "backend/cpu/packed_rows.h"
 #include "backend/cpu/simd_x86.h"
 
-// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
-// the code of the files that include this one.
+// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors). Switched
+// off for the rest of every kernel file that includes this one, as kernels_float.cpp does for
+// itself: the warnings come as the intrinsics are inlined there, past any push/pop around them.
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"

@@ -1,6 +1,7 @@
 #pragma once
 // Block-type matrices (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) repacked, once at load, so
-// that a product reads them as one stream and works on 8 rows per instruction: llama.cpp does the
+// that a product reads them as one stream and works on 8 rows per instruction (16 in an AVX-512
+// prompt's pair of groups: packed_lanes.h): llama.cpp does the
 // same on x86 ("repack"), and it is what makes a decode step reach the memory bandwidth. In the
 // file's layout a product either follows one row at a time — with each 32-value block's scale,
 // horizontal sums and offsets handled per row, some 18 instructions per block — or 8 rows at once,

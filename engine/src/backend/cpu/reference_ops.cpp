@@ -122,8 +122,13 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             // stream of weights is what this machine's prefetchers follow best.
             const PackedPairTile pairTile =
                 tokens > 1 ? packedPairTile(weight.dtype, kernels) : nullptr;
-            // Threads take whole pairs of groups where the pair tile runs them.
-            const int64_t rowsPerPart = (pairTile != nullptr ? 2 : 1) * kPackedRows;
+            // Threads take whole pairs of groups where the pair tile runs them, unless that
+            // leaves too few parts to go round (a small matrix on many threads): then single
+            // groups, paired within each thread's range.
+            const int threads = pool != nullptr ? pool->size() : 1;
+            const bool pairParts =
+                pairTile != nullptr && weight.rows() >= int64_t(4) * kPackedRows * threads;
+            const int64_t rowsPerPart = (pairParts ? 2 : 1) * kPackedRows;
             forRows(weight.rows(), rowsPerPart, work, pool, [&](int64_t begin, int64_t end) {
                 packedProductRows(weight, tile, pairTile, xs, y, begin, end);
             });
