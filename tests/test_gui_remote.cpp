@@ -70,6 +70,30 @@ QString streamedText(const QSignalSpy& generated) {
     return text;
 }
 
+// Whether a spy on EngineWorker::sampling saw exactly the steps 0, 1, …, count − 1, in order: one
+// answer, counted without a gap or a restart.
+bool stepsCountedInOrder(const QSignalSpy& sampled, int count) {
+    if (sampled.count() != count)
+        return false;
+    for (int i = 0; i < count; ++i)
+        if (sampled.at(i).at(0).value<widgets::SamplingStep>().step != i)
+            return false;
+    return true;
+}
+
+// The answer requests that went through `proxy` from its `from`-th posted body on (streamed chat
+// completions; not the context fit's /apply-template or /tokenize), in order.
+std::vector<nlohmann::json> answerRequests(const FaultProxy& proxy, size_t from = 0) {
+    const std::vector<std::string> bodies = proxy.postedBodies();
+    std::vector<nlohmann::json> answers;
+    for (size_t i = from; i < bodies.size(); ++i) {
+        nlohmann::json request = nlohmann::json::parse(bodies[i], nullptr, false);
+        if (request.is_object() && request.contains("messages") && request.value("stream", false))
+            answers.push_back(std::move(request));
+    }
+    return answers;
+}
+
 // Runs `fill` on the Connect dialog once File → Connect to server… has opened it (modal).
 void whenConnectDialogOpens(const std::function<void(ConnectDialog&)>& fill) {
     auto* poll = new QTimer;
@@ -207,9 +231,7 @@ class TestGuiRemote : public QObject {
 
         // One answer of the asked length, its steps counted without a gap or a restart.
         QCOMPARE(window.tokensGenerated(), 48);
-        QCOMPARE(sampled.count(), 48);
-        for (int i = 0; i < sampled.count(); ++i)
-            QCOMPARE(sampled.at(i).at(0).value<widgets::SamplingStep>().step, i);
+        QVERIFY(stepsCountedInOrder(sampled, 48));
         const QString streamed = streamedText(generated);
         QCOMPARE(finished.at(0).at(0).toString(), streamed);
         bool told = false;
@@ -219,13 +241,7 @@ class TestGuiRemote : public QObject {
 
         // What was asked: the first request at temperature 0, then the answer so far as the
         // final assistant message to go on from, at the new temperature.
-        std::vector<nlohmann::json> chats;
-        for (const std::string& body : proxy.postedBodies()) {
-            const nlohmann::json request = nlohmann::json::parse(body, nullptr, false);
-            if (request.is_object() && request.contains("messages") &&
-                request.value("stream", false))
-                chats.push_back(request);  // the answers (not the context fit's /apply-template)
-        }
+        const std::vector<nlohmann::json> chats = answerRequests(proxy);
         QVERIFY(chats.size() >= 2);
         QCOMPARE(chats.front().value("temperature", -1.0), 0.0);
         QCOMPARE(chats.back().value("temperature", -1.0), 1.5);
@@ -280,22 +296,13 @@ class TestGuiRemote : public QObject {
         QVERIFY(finished.wait(60000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(window.tokensGenerated(), 48);
-        QCOMPARE(sampled.count(), 48);
-        for (int i = 0; i < sampled.count(); ++i)
-            QCOMPARE(sampled.at(i).at(0).value<widgets::SamplingStep>().step, i);
+        QVERIFY(stepsCountedInOrder(sampled, 48));
         const QString streamed = streamedText(generated);
         QCOMPARE(finished.at(0).at(0).toString(), streamed);
         // The answer request after Resume goes on from the answer so far.
-        const std::vector<std::string> bodies = proxy.postedBodies();
-        nlohmann::json resumed;
-        for (size_t i = requestsWhilePaused; i < bodies.size(); ++i) {
-            const nlohmann::json request = nlohmann::json::parse(bodies[i], nullptr, false);
-            if (request.is_object() && request.contains("messages") &&
-                request.value("stream", false))
-                resumed = request;
-        }
-        QVERIFY(resumed.is_object());
-        const nlohmann::json& last = resumed["messages"].back();
+        const std::vector<nlohmann::json> resumed = answerRequests(proxy, requestsWhilePaused);
+        QVERIFY(!resumed.empty());
+        const nlohmann::json& last = resumed.back()["messages"].back();
         QCOMPARE(last.value("role", ""), std::string("assistant"));
         QVERIFY(streamed.startsWith(QString::fromStdString(last.value("content", ""))));
 
