@@ -71,7 +71,7 @@ class TestGuiDecoding : public QObject {
         QSignalSpy kv(window.worker(), &EngineWorker::kvCache);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("《春晓》"));
-        QVERIFY(finished.count() > 0 || finished.wait(120000));
+        QVERIFY(test::waitForSignals(finished, 120000));
         QVERIFY(QTest::qWaitFor([&] { return !window.generating(); }, 10000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(searched.count(), 1);
@@ -118,7 +118,7 @@ class TestGuiDecoding : public QObject {
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         finished.clear();
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(finished.at(0).at(2).toBool());
         QVERIFY(sampled.count() > 0);
         QCOMPARE(steps.count(), qsizetype(expected.steps));  // no beam search ran
@@ -133,9 +133,9 @@ class TestGuiDecoding : public QObject {
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.worker()->control().pause();  // so that the stop comes mid-search
         window.chat()->send(QStringLiteral("《春晓》"));
-        QVERIFY(steps.count() > 0 || steps.wait(60000));
+        QVERIFY(test::waitForSignals(steps, 60000));
         emit window.chat()->stopRequested();
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(QTest::qWaitFor([&] { return !window.generating(); }, 10000));
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
         const auto summary = searched.at(0).at(0).value<BeamSearchSummary>();
@@ -163,7 +163,7 @@ class TestGuiDecoding : public QObject {
             window.samplingControls()->setTemperature(1.0);
             QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
             window.chat()->send(QStringLiteral("Describe a person as JSON, seed %1").arg(seed));
-            QVERIFY(finished.count() > 0 || finished.wait(60000));
+            QVERIFY(test::waitForSignals(finished, 60000));
             QVERIFY(QTest::qWaitFor([&] { return !window.generating(); }, 10000));
             const QString answer = finished.at(0).at(0).toString();
             QJsonParseError error;

@@ -76,7 +76,7 @@ class TestGuiEndToEnd : public QObject {
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.samplingControls()->setTemperature(1.0);  // sampled: long enough to hit the limit
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(finished.at(0).at(2).toBool());
 
         const int tokens = window.tokensGenerated();
@@ -103,11 +103,11 @@ class TestGuiEndToEnd : public QObject {
         window.worker()->control().pause();
         window.chat()->send(QStringLiteral("背一首李白的诗。"));
         window.worker()->control().stepToken();
-        QVERIFY(sampled.count() > 0 || sampled.wait(30000));
+        QVERIFY(test::waitForSignals(sampled, 30000));
         QCOMPARE(sampled.last().at(0).value<widgets::SamplingStep>().chosenProbability, 1.0f);
         window.samplingControls()->setTemperature(1.5);
         window.worker()->control().resume();
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(sampled.count() >= 2);
         bool sampledAfterwards = false;
         for (int i = 1; i < sampled.count(); ++i)
@@ -121,8 +121,8 @@ class TestGuiEndToEnd : public QObject {
             QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
             window.samplingControls()->setTemperature(0);
             window.chat()->send(QStringLiteral("Tell me a fortune."));
-            return finished.count() > 0 || finished.wait(60000) ? finished.at(0).at(0).toString()
-                                                                : QString();
+            return test::waitForSignals(finished, 60000) ? finished.at(0).at(0).toString()
+                                                         : QString();
         };
         QFile::remove(ConversationStore().path());  // the same question in a new conversation
         QString fusedAnswer;
@@ -174,11 +174,11 @@ class TestGuiEndToEnd : public QObject {
             QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
             QSignalSpy timed(window.worker(), &EngineWorker::promptTimed);
             window.chat()->send(QStringLiteral("Tell me a fortune."));
-            if (!finished.wait(60000))
+            if (!test::waitForSignals(finished, 60000))
                 return turns;
             QSignalSpy loop(window.worker(), &EngineWorker::loopTiming);
             window.chat()->send(QStringLiteral("And one more?"));
-            if (!finished.wait(60000) || timed.count() != 2)
+            if (!test::waitForSignals(finished, 60000, 2) || timed.count() != 2)
                 return turns;
             turns.secondAnswer = finished.at(1).at(0).toString();
             turns.cached = timed.at(1).at(0).toLongLong();
@@ -241,7 +241,7 @@ class TestGuiEndToEnd : public QObject {
         QSignalSpy compared(window.worker(), &EngineWorker::cacheCompared);
         window.samplingControls()->setTemperature(0);
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(finished.at(0).at(2).toBool());
         // The cache stayed at its 18 tokens while the sequence ran past them.
         const auto last = kv.at(kv.count() - 1).at(0).value<widgets::KvCachePoint>();
@@ -268,7 +268,7 @@ class TestGuiEndToEnd : public QObject {
         // Another head: recomputed over the same window, so its excluded keys are marked too.
         QSignalSpy recomputed(window.worker(), &EngineWorker::attentionRecomputed);
         window.selectHead(1, 3);
-        QVERIFY(recomputed.count() > 0 || recomputed.wait(30000));
+        QVERIFY(test::waitForSignals(recomputed, 30000));
         QVERIFY(recomputed.last().at(1).toBool());
         widgets::AttentionHeatmapWidget* heatmap = window.attentionHeatmap();
         QTRY_COMPARE(heatmap->head(), 3);
@@ -280,7 +280,7 @@ class TestGuiEndToEnd : public QObject {
 
         // The sampling panel's comparison with an exact cache.
         window.findChild<QPushButton*>(QStringLiteral("compareCacheButton"))->click();
-        QVERIFY(compared.wait(60000));
+        QVERIFY(test::waitForSignals(compared, 60000));
         const auto comparison = compared.at(0).at(0).value<CacheComparisonSummary>();
         QVERIFY2(comparison.error.isEmpty(), qPrintable(comparison.error));
         QVERIFY(comparison.klDivergence > 0);
@@ -298,10 +298,10 @@ class TestGuiEndToEnd : public QObject {
         window.worker()->control().pause();
         window.chat()->send(QStringLiteral("背一首李白的诗。"));  // a long answer
         window.worker()->control().stepToken();
-        QVERIFY(generated.count() > 0 || generated.wait(30000));
+        QVERIFY(test::waitForSignals(generated, 30000));
         window.worker()->control().cancel();
         window.worker()->control().resume();
-        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QVERIFY(test::waitForSignals(finished, 30000));
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
         QVERIFY(window.tokensGenerated() < 500);
     }
@@ -313,7 +313,7 @@ class TestGuiEndToEnd : public QObject {
         window->worker()->control().pause();
         window->chat()->send(QStringLiteral("Tell me a fortune."));
         window->worker()->control().stepToken();
-        QVERIFY(generated.count() > 0 || generated.wait(30000));
+        QVERIFY(test::waitForSignals(generated, 30000));
         QElapsedTimer clock;
         clock.start();
         delete window;  // cancels, wakes the paused worker and joins its thread
@@ -326,7 +326,7 @@ class TestGuiEndToEnd : public QObject {
         window.samplingControls()->setTemperature(0);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("《春晓》"));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         const int positions = window.tokenStrip()->tokenCount() - 1;  // the last token is not run
 
         // Layer 0, head 0 at full resolution; every head of layer 0 in the small multiples; every
@@ -350,7 +350,7 @@ class TestGuiEndToEnd : public QObject {
         // Another layer and head: the heat map is recomputed over every position so far.
         QSignalSpy recomputed(window.worker(), &EngineWorker::attentionRecomputed);
         window.selectHead(2, 5);
-        QVERIFY(recomputed.count() > 0 || recomputed.wait(30000));
+        QVERIFY(test::waitForSignals(recomputed, 30000));
         QVERIFY(recomputed.last().at(1).toBool());
         QTRY_COMPARE(heatmap->queryCount(), positions);
         QCOMPARE(heatmap->layer(), 2);
@@ -367,7 +367,7 @@ class TestGuiEndToEnd : public QObject {
         // Back to layer 0 head 0: the recomputation equals what was captured live.
         recomputed.clear();
         window.selectHead(0, 0);
-        QVERIFY(recomputed.count() > 0 || recomputed.wait(30000));
+        QVERIFY(test::waitForSignals(recomputed, 30000));
         QTRY_COMPARE(heatmap->queryCount(), positions);
         QVERIFY(std::abs(heatmap->weight(positions - 1, 0) - rowZeroWeight) < 1e-6f);
     }
@@ -380,7 +380,7 @@ class TestGuiEndToEnd : public QObject {
         QSignalSpy sampled(window.worker(), &EngineWorker::sampling);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(sampled.count() >= 2);
         const int prompt =
             int(tokenized.at(0).at(0).value<std::vector<widgets::TokenChip>>().size());
@@ -471,7 +471,7 @@ class TestGuiEndToEnd : public QObject {
         window.pauseAction()->setChecked(true);
         window.chat()->send(QStringLiteral("背一首李白的诗。"));
         window.worker()->control().stepToken();
-        QVERIFY(sampled.count() > 0 || sampled.wait(30000));
+        QVERIFY(test::waitForSignals(sampled, 30000));
         QTest::qWait(100);  // the worker is paused again, before the next step
         const int samplesBefore = sampled.count();
         const auto live = sampled.last().at(0).value<widgets::SamplingStep>();
@@ -491,7 +491,7 @@ class TestGuiEndToEnd : public QObject {
 
         window.worker()->control().cancel();
         window.pauseAction()->setChecked(false);
-        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QVERIFY(test::waitForSignals(finished, 30000));
     }
 
     void loadingShowsTheMemoryPlan() {
@@ -570,8 +570,8 @@ class TestGuiEndToEnd : public QObject {
         QString error;
         QVERIFY(!window.exportTrace(path, &error));  // nothing generated yet
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
-        QVERIFY(recorded.count() > 0 || recorded.wait(5000));
+        QVERIFY(test::waitForSignals(finished, 60000));
+        QVERIFY(test::waitForSignals(recorded, 5000));
         QVERIFY2(window.exportTrace(path, &error), qPrintable(error));
         const int tokens = window.tokensGenerated();
         const int shown = window.tokenStrip()->tokenCount();
@@ -612,7 +612,7 @@ class TestGuiEndToEnd : public QObject {
         QSignalSpy generated(window.worker(), &EngineWorker::tokenGenerated);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(generated.count() >= 4);
         const auto prompt = tokenized.at(0).at(0).value<std::vector<widgets::TokenChip>>();
         std::vector<int> answer;
@@ -631,7 +631,7 @@ class TestGuiEndToEnd : public QObject {
         generated.clear();
         finished.clear();
         window.forceCandidate(1);
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(finished.at(0).at(2).toBool());
 
         // The continuation starts from prompt + the first two answer tokens + the forced one.

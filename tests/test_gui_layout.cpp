@@ -145,7 +145,7 @@ class TestGuiLayout : public QObject {
         QVERIFY(test::waitForModel(window));
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("Tell me a fortune."));
-        QVERIFY(finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(window.tokensGenerated() > 0);
 
         const QRect screen = window.screen()->availableGeometry();

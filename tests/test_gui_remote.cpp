@@ -154,7 +154,7 @@ class TestGuiRemote : public QObject {
         QSignalSpy traced(window.worker(), &EngineWorker::traceRecorded);
         window.samplingControls()->setTemperature(0);
         window.chat()->send(QStringLiteral("Name three colours."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(waitForSignals(finished, 60000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
         const int tokens = window.tokensGenerated();
         QVERIFY(tokens >= 1 && tokens <= 24);
@@ -190,14 +190,14 @@ class TestGuiRemote : public QObject {
         window.samplingControls()->setTemperature(0);
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("Name three colours."));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(waitForSignals(finished, 60000));
         QVERIFY(finished.at(0).at(2).toBool());
         QCOMPARE(window.branches()->branchCount(), 1);
         const widgets::SamplingStep step = window.samplingChart()->step();
         QVERIFY(step.candidates.size() >= 2);
         finished.clear();
         emit window.samplingChart()->candidateClicked(1);
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(waitForSignals(finished, 60000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(window.branches()->branchCount(), 2);
         const widgets::BranchRecord& answer = window.branches()->branch(0);
@@ -226,7 +226,7 @@ class TestGuiRemote : public QObject {
         window.chat()->send(QStringLiteral("Write a long story about a lighthouse."));
         QVERIFY(QTest::qWaitFor([&] { return generated.count() >= 4; }, 60000));
         window.samplingControls()->setTemperature(1.5);
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(waitForSignals(finished, 60000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
 
         // One answer of the asked length, its steps counted without a gap or a restart.
@@ -293,7 +293,7 @@ class TestGuiRemote : public QObject {
         QCOMPARE(finished.count(), 0);
         const size_t requestsWhilePaused = proxy.postedBodies().size();
         window.pauseAction()->setChecked(false);
-        QVERIFY(finished.wait(60000));
+        QVERIFY(waitForSignals(finished, 60000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
         QCOMPARE(window.tokensGenerated(), 48);
         QVERIFY(stepsCountedInOrder(sampled, 48));
@@ -316,7 +316,7 @@ class TestGuiRemote : public QObject {
         QVERIFY(QTest::qWaitFor(toldPause, 30000));
         window.worker()->control().cancel();  // what Stop does
         window.pauseAction()->setChecked(false);
-        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QVERIFY(waitForSignals(finished, 30000));
         QCOMPARE(finished.at(0).at(1).toString(), QStringLiteral("cancelled"));
         QCOMPARE(finished.at(0).at(0).toString(), streamedText(generated));
         QVERIFY(generated.count() < 48);
@@ -371,7 +371,7 @@ class TestGuiRemote : public QObject {
                 dialog.accept();
             });
             action->trigger();
-            return (loaded.count() > 0 || loaded.wait(60000)) &&
+            return waitForSignals(loaded, 60000) &&
                    loaded.at(0).at(0).value<ModelSummary>().remote && waitForModel(window);
         };
         QVERIFY(connectThroughTheDialog(false));
@@ -414,7 +414,7 @@ class TestGuiRemote : public QObject {
         QVERIFY(generated.count() >= 3 ||
                 QTest::qWaitFor([&] { return generated.count() >= 3; }, 30000));
         doomed->kill();
-        QVERIFY(finished.count() > 0 || finished.wait(30000));
+        QVERIFY(waitForSignals(finished, 30000));
         QVERIFY(!finished.at(0).at(2).toBool());
         const QString message = finished.at(0).at(1).toString();
         QVERIFY2(message.contains("lost") || message.contains("connect"), qPrintable(message));
@@ -429,11 +429,11 @@ class TestGuiRemote : public QObject {
                                   Q_ARG(QString, QString::fromStdString(server_->url())),
                                   Q_ARG(QString, QString()), Q_ARG(QString, QString()),
                                   Q_ARG(QString, QString()));
-        QVERIFY(loaded.wait(30000));
+        QVERIFY(waitForSignals(loaded, 30000));
         QVERIFY(QTest::qWaitFor([&] { return window.modelReady(); }, 5000));
         finished.clear();
         window.chat()->send(QStringLiteral("And a short one?"));
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(waitForSignals(finished, 60000));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
     }
 
@@ -444,7 +444,7 @@ class TestGuiRemote : public QObject {
         window.samplingControls()->setLogitBiasText(QStringLiteral("0=-inf, 1=-inf, 2=-inf"));
         QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
         window.chat()->send(QStringLiteral("Count from one onwards."));
-        QVERIFY(finished.count() > 0 || finished.wait(int(wallClockBudgetMs(400000))));
+        QVERIFY(waitForSignals(finished, int(wallClockBudgetMs(400000))));
         QVERIFY2(finished.at(0).at(2).toBool(), qPrintable(finished.at(0).at(1).toString()));
         qInfo("%d streamed tokens; longest UI stall %.1f ms (limit %.0f, goal 50)",
               window.tokensGenerated(), window.longestStallMs(), kUiStallLimitMs);

@@ -47,7 +47,7 @@ bool generate(MainWindow& window, const QString& message) {
         return false;
     QSignalSpy finished(window.worker(), &EngineWorker::generationFinished);
     window.chat()->send(message);
-    return (finished.count() > 0 || finished.wait(60000)) && finished.at(0).at(2).toBool();
+    return test::waitForSignals(finished, 60000) && finished.at(0).at(2).toBool();
 }
 
 }  // namespace
@@ -150,7 +150,7 @@ class TestGuiTeaching : public QObject {
         QVERIFY(window.teaching()->runExperiment(10));
         QVERIFY(window.generating());                    // nothing else runs meanwhile
         QVERIFY(!window.teaching()->runExperiment(10));  // one at a time
-        QVERIFY(finished.count() > 0 || finished.wait(120000));
+        QVERIFY(test::waitForSignals(finished, 120000));
         QVERIFY(!window.generating());
         const widgets::KvExperimentChartWidget* chart = window.teaching()->experimentChart();
         const QString summary = finished.at(0).at(0).toString();
@@ -172,16 +172,16 @@ class TestGuiTeaching : public QObject {
         QVERIFY(window.teaching()->runAttentionKernels());
         QVERIFY(window.generating());
         QVERIFY(!window.teaching()->runAttentionKernels());  // one at a time
-        QVERIFY(progress.count() > 0 || progress.wait(60000));
+        QVERIFY(test::waitForSignals(progress, 60000));
         window.worker()->control().cancel();
-        QVERIFY(finished.count() > 0 || finished.wait(60000));
+        QVERIFY(test::waitForSignals(finished, 60000));
         QVERIFY(!window.generating());
         QVERIFY2(finished.at(0).at(0).toString().contains(QStringLiteral("cancelled")),
                  qPrintable(finished.at(0).at(0).toString()));
         QVERIFY(view->rowCount() < 3);
 
         QVERIFY(window.teaching()->runAttentionKernels());
-        QVERIFY(finished.count() > 1 || finished.wait(300000));
+        QVERIFY(test::waitForSignals(finished, 300000, 2));
         QCOMPARE(finished.at(1).at(0).toString(), view->summaryText());  // not an error message
         QCOMPARE(view->rowCount(), 3);
         const std::vector<int64_t> lengths{512, 2048, 8192};
