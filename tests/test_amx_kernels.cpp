@@ -1,9 +1,10 @@
 // The AMX INT8 tiles (amx_tiles.h) against the AVX-512 tiles they stand in for: on random packed
-// Q8_0 and Q4_0 matrices, for 1…48 tokens, the same floats bit for bit (the tiles only change how
-// the exact integer block sums are formed), and a prefill through the engine's products equal to
-// its tokens one by one — what the chat cache reuse and the sliding-window tests rely on. Also:
-// INFERLENS_CPU_KERNELS honoured for every set, amx included, and a set the machine lacks falling
-// back with a message. Skipped, naming what is missing, where the CPU or the kernel has no AMX.
+// Q8_0 and Q4_0 matrices, for 1…48 tokens, one group and two at a time, the same floats bit for
+// bit (the tiles only change how the exact integer block sums are formed), and a prefill through
+// the engine's products (which run two groups at a time) equal to its tokens one by one — what the
+// chat cache reuse and the sliding-window tests rely on. Also: INFERLENS_CPU_KERNELS honoured for
+// every set, amx included, and a set the machine lacks falling back with a message. Skipped, naming
+// what is missing, where the CPU or the kernel has no AMX.
 
 #include <QProcess>
 #include <QTest>
@@ -43,9 +44,9 @@ struct Matrix {
     PackedBuffer packed;
 };
 
-// 21 rows (a padded last group) × 7 blocks.
-Matrix randomMatrix(DType dtype, uint32_t seed) {
-    constexpr int64_t rows = 21, blocks = 7;
+// `rows` rows (21: three groups, the last one padded) × 7 blocks.
+Matrix randomMatrix(DType dtype, uint32_t seed, int64_t rows = 21) {
+    constexpr int64_t blocks = 7;
     Matrix matrix;
     matrix.bytes = randomBlocks(dtype, rows * blocks, seed);
     matrix.view = TensorView{
@@ -84,8 +85,12 @@ class TestAmxKernels : public QObject {
         for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
             const PackedTile amx = packedTile(dtype, CpuKernels::Amx);
             const PackedTile avx512 = packedTile(dtype, CpuKernels::Avx512);
+            const PackedPairTile amxPair = packedPairTile(dtype, CpuKernels::Amx);
+            const PackedPairTile avx512Pair = packedPairTile(dtype, CpuKernels::Avx512);
             QVERIFY(amx != nullptr && avx512 != nullptr);
+            QVERIFY(amxPair != nullptr && avx512Pair != nullptr);
             QVERIFY2(amx != avx512, "the amx set runs the AVX-512 tile");
+            QVERIFY2(amxPair != avx512Pair, "the amx set runs the AVX-512 pair tile");
             const Matrix matrix = randomMatrix(dtype, 1);
             const int64_t columns = matrix.view.columns(), blocks = columns / 32;
             const auto x = randomActivations(columns, 2);
@@ -96,33 +101,49 @@ class TestAmxKernels : public QObject {
                 xs.push_back(&quantized[size_t(t)]);
             }
             const int64_t groupBytes = packedGroupBytes(matrix.view);
+            const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
+                return std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+            };
             for (int64_t g = 0; g < 3; ++g)
                 for (int tokens = 1; tokens <= kMaxTokens; ++tokens) {
+                    const QString where = QString("%1, group %2, %3 tokens")
+                                              .arg(dtypeName(dtype).data())
+                                              .arg(g)
+                                              .arg(tokens);
                     std::vector<float> onTiles(size_t(kPackedRows * tokens), NAN);
                     std::vector<float> onVectors(onTiles.size(), -1.0f);
                     const std::byte* group = matrix.packed.bytes.get() + g * groupBytes;
                     amx(group, xs.data(), tokens, blocks, onTiles.data());
                     avx512(group, xs.data(), tokens, blocks, onVectors.data());
-                    QVERIFY2(std::memcmp(onTiles.data(), onVectors.data(),
+                    QVERIFY2(same(onTiles, onVectors), qPrintable(where));
+                    if (g == 2)
+                        continue;  // no group after it
+                    // Groups g and g + 1 at once (g = 1: the padded group second).
+                    std::vector<float> pairOnTiles(size_t(2 * kPackedRows * tokens), NAN);
+                    std::vector<float> pairOnVectors(pairOnTiles.size(), -1.0f);
+                    amxPair(group, groupBytes, xs.data(), tokens, blocks, pairOnTiles.data());
+                    avx512Pair(group, groupBytes, xs.data(), tokens, blocks, pairOnVectors.data());
+                    QVERIFY2(same(pairOnTiles, pairOnVectors), qPrintable(where + ", two groups"));
+                    // The pair's first 8 rows are the one-group tile's.
+                    QVERIFY2(std::memcmp(pairOnTiles.data(), onTiles.data(),
                                          onTiles.size() * sizeof(float)) == 0,
-                             qPrintable(QString("%1, group %2, %3 tokens")
-                                            .arg(dtypeName(dtype).data())
-                                            .arg(g)
-                                            .arg(tokens)));
+                             qPrintable(where + ", two groups against one"));
                 }
         }
     }
 
     // Through the engine's products with the set in use (amx here when the machine has it), on the
     // threads started before the permission: a prefill of T tokens gives the T decode steps'
-    // floats.
+    // floats — on 21 rows (one group a thread) and on 200 (pairs of groups, the last one alone).
     void aPrefillEqualsItsTokensOneByOne() {
         if (cpuKernels() != CpuKernels::Amx)
             QSKIP(qPrintable(
                 QString("the kernel set in use is %1").arg(cpuKernelsSummary().c_str())));
-        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
-            const Matrix matrix = randomMatrix(dtype, 3);
-            const int64_t columns = matrix.view.columns(), rows = matrix.view.rows();
+        for (const auto& [dtype, rows] :
+             {std::pair{DType::Q8_0, 21}, std::pair{DType::Q4_0, 21}, std::pair{DType::Q8_0, 200},
+              std::pair{DType::Q4_0, 200}}) {
+            const Matrix matrix = randomMatrix(dtype, 3, rows);
+            const int64_t columns = matrix.view.columns();
             const auto x = randomActivations(columns, 4);
             std::vector<float> prefill(size_t(kMaxTokens * rows));
             matMat(matrix.view, x, kMaxTokens, prefill, &earlyPool_);
@@ -132,7 +153,10 @@ class TestAmxKernels : public QObject {
                        decode, &earlyPool_);
                 QVERIFY2(std::memcmp(decode.data(), prefill.data() + t * rows,
                                      decode.size() * sizeof(float)) == 0,
-                         qPrintable(QString("%1, token %2").arg(dtypeName(dtype).data()).arg(t)));
+                         qPrintable(QString("%1, %2 rows, token %3")
+                                        .arg(dtypeName(dtype).data())
+                                        .arg(rows)
+                                        .arg(t)));
             }
         }
     }

@@ -25,7 +25,10 @@ struct alignas(64) TileConfig {
     uint8_t rows[16] = {};
 };
 
-// nullptr for the types without an AMX tile (they run their AVX-512 tile).
-PackedTile amxLegacyTile(DType dtype);  // Q8_0, Q4_0 (amx_legacy_quants.cpp)
+// nullptr for the types without an AMX tile (they run their AVX-512 tiles). The pair tile runs two
+// adjacent groups (16 rows) in one B tile of 16 lanes: twice the products per instruction, and
+// each block's activations copied once for both groups.
+PackedTile amxLegacyTile(DType dtype);          // Q8_0, Q4_0 (amx_legacy_quants.cpp)
+PackedPairTile amxLegacyPairTile(DType dtype);  // the same types
 
 }  // namespace inferlens

@@ -40,10 +40,11 @@ PackedPairTile packedPairTile(DType dtype, CpuKernels kernels) {
     const PackedFormat* format = packedFormat(dtype);
     if (format == nullptr || format->pairTile == nullptr)
         return nullptr;
-    // The types AMX runs keep their AMX tile; the others take the AVX-512 pair.
+    // The types AMX runs take their AMX pair tile; the others the AVX-512 pair.
     if (kernels == CpuKernels::Amx) {
-        const bool amx = cpuSupports(CpuKernels::Amx) && amxLegacyTile(dtype) != nullptr;
-        return amx ? nullptr : format->pairTile(CpuKernels::Avx512);
+        const PackedPairTile amx =
+            cpuSupports(CpuKernels::Amx) ? amxLegacyPairTile(dtype) : nullptr;
+        return amx != nullptr ? amx : format->pairTile(CpuKernels::Avx512);
     }
     return format->pairTile(kernels);
 }

@@ -69,10 +69,10 @@ using PackedTile = void (*)(const std::byte* group, const QuantizedActivations* 
                             int tokenCount, int64_t blocks, float* out);
 PackedTile packedTile(DType dtype, CpuKernels kernels);
 // The same for two adjacent groups (16 rows, the second `groupBytes` after the first) at once:
-// out[r · tokenCount + t] for r < 16. The AVX-512 tiles in 512-bit registers (packed_lanes.h): the
-// numbers of two one-group tiles, bit for bit, in half the instructions and loads per row, which
-// is what bounds a prefill's one-group tile. nullptr where the kernel set has none (AVX2, and the
-// types that AMX runs).
+// out[r · tokenCount + t] for r < 16. The AVX-512 tiles in 512-bit registers (packed_lanes.h), and
+// the AMX tiles of 16 lanes (amx_tiles.h): the numbers of two one-group tiles, bit for bit, in
+// half the instructions and loads per row, which is what bounds a prefill's one-group tile.
+// nullptr where the kernel set has none (AVX2).
 using PackedPairTile = void (*)(const std::byte* group, int64_t groupBytes,
                                 const QuantizedActivations* const* xs, int tokenCount,
                                 int64_t blocks, float* out);
