@@ -1,10 +1,10 @@
 // The AMX INT8 tiles (amx_tiles.h) against the AVX-512 tiles they stand in for: on random packed
-// Q8_0 and Q4_0 matrices, for 1…48 tokens, one group and two at a time, the same floats bit for
-// bit (the tiles only change how the exact integer block sums are formed), and a prefill through
-// the engine's products (which run two groups at a time) equal to its tokens one by one — what the
-// chat cache reuse and the sliding-window tests rely on. Also: INFERLENS_CPU_KERNELS honoured for
-// every set, amx included, and a set the machine lacks falling back with a message. Skipped, naming
-// what is missing, where the CPU or the kernel has no AMX.
+// Q8_0, Q4_0, Q4_K and Q5_K matrices, for 1…48 tokens, one group and two at a time, the same floats
+// bit for bit (the tiles only change how the exact integer block sums are formed), and a prefill
+// through the engine's products (which run two groups at a time) equal to its tokens one by one —
+// what the chat cache reuse and the sliding-window tests rely on. Also: INFERLENS_CPU_KERNELS
+// honoured for every set, amx included, and a set the machine lacks falling back with a message.
+// Skipped, naming what is missing, where the CPU or the kernel has no AMX.
 
 #include <QProcess>
 #include <QTest>
@@ -44,13 +44,19 @@ struct Matrix {
     PackedBuffer packed;
 };
 
-// `rows` rows (21: three groups, the last one padded) × 7 blocks.
+constexpr DType kAmxTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K};
+
+// `rows` rows (21: three groups, the last one padded) × 7 blocks (of 32 values, or of 256 for the
+// K types).
 Matrix randomMatrix(DType dtype, uint32_t seed, int64_t rows = 21) {
     constexpr int64_t blocks = 7;
     Matrix matrix;
     matrix.bytes = randomBlocks(dtype, rows * blocks, seed);
-    matrix.view = TensorView{
-        "w", dtype, {rows, blocks * 32}, matrix.bytes.data(), int64_t(matrix.bytes.size())};
+    matrix.view = TensorView{"w",
+                             dtype,
+                             {rows, blocks * dtypeInfo(dtype).blockElements},
+                             matrix.bytes.data(),
+                             int64_t(matrix.bytes.size())};
     matrix.packed = packRows(matrix.view);
     matrix.view.packed = matrix.packed.bytes.get();
     return matrix;
@@ -82,7 +88,7 @@ class TestAmxKernels : public QObject {
     void theAmxTilesEqualTheAvx512Tiles() {
         if (!cpuSupports(CpuKernels::Amx))
             QSKIP(qPrintable(QString("no AMX tiles here: %1").arg(amxUnavailable())));
-        for (const DType dtype : {DType::Q8_0, DType::Q4_0}) {
+        for (const DType dtype : kAmxTypes) {
             const PackedTile amx = packedTile(dtype, CpuKernels::Amx);
             const PackedTile avx512 = packedTile(dtype, CpuKernels::Avx512);
             const PackedPairTile amxPair = packedPairTile(dtype, CpuKernels::Amx);
@@ -92,7 +98,8 @@ class TestAmxKernels : public QObject {
             QVERIFY2(amx != avx512, "the amx set runs the AVX-512 tile");
             QVERIFY2(amxPair != avx512Pair, "the amx set runs the AVX-512 pair tile");
             const Matrix matrix = randomMatrix(dtype, 1);
-            const int64_t columns = matrix.view.columns(), blocks = columns / 32;
+            const int64_t columns = matrix.view.columns();
+            const int64_t blocks = columns / dtypeInfo(dtype).blockElements;
             const auto x = randomActivations(columns, 2);
             std::vector<QuantizedActivations> quantized(kMaxTokens);
             std::vector<const QuantizedActivations*> xs;
@@ -139,26 +146,25 @@ class TestAmxKernels : public QObject {
         if (cpuKernels() != CpuKernels::Amx)
             QSKIP(qPrintable(
                 QString("the kernel set in use is %1").arg(cpuKernelsSummary().c_str())));
-        for (const auto& [dtype, rows] :
-             {std::pair{DType::Q8_0, 21}, std::pair{DType::Q4_0, 21}, std::pair{DType::Q8_0, 200},
-              std::pair{DType::Q4_0, 200}}) {
-            const Matrix matrix = randomMatrix(dtype, 3, rows);
-            const int64_t columns = matrix.view.columns();
-            const auto x = randomActivations(columns, 4);
-            std::vector<float> prefill(size_t(kMaxTokens * rows));
-            matMat(matrix.view, x, kMaxTokens, prefill, &earlyPool_);
-            for (int t = 0; t < kMaxTokens; ++t) {
-                std::vector<float> decode(static_cast<size_t>(rows));
-                matVec(matrix.view, std::span(x).subspan(size_t(t * columns), size_t(columns)),
-                       decode, &earlyPool_);
-                QVERIFY2(std::memcmp(decode.data(), prefill.data() + t * rows,
-                                     decode.size() * sizeof(float)) == 0,
-                         qPrintable(QString("%1, %2 rows, token %3")
-                                        .arg(dtypeName(dtype).data())
-                                        .arg(rows)
-                                        .arg(t)));
+        for (const DType dtype : kAmxTypes)
+            for (const int rows : {21, 200}) {
+                const Matrix matrix = randomMatrix(dtype, 3, rows);
+                const int64_t columns = matrix.view.columns();
+                const auto x = randomActivations(columns, 4);
+                std::vector<float> prefill(size_t(kMaxTokens * rows));
+                matMat(matrix.view, x, kMaxTokens, prefill, &earlyPool_);
+                for (int t = 0; t < kMaxTokens; ++t) {
+                    std::vector<float> decode(static_cast<size_t>(rows));
+                    matVec(matrix.view, std::span(x).subspan(size_t(t * columns), size_t(columns)),
+                           decode, &earlyPool_);
+                    QVERIFY2(std::memcmp(decode.data(), prefill.data() + t * rows,
+                                         decode.size() * sizeof(float)) == 0,
+                             qPrintable(QString("%1, %2 rows, token %3")
+                                            .arg(dtypeName(dtype).data())
+                                            .arg(rows)
+                                            .arg(t)));
+                }
             }
-        }
     }
 
     void theEnvironmentChoosesEverySet() {

@@ -30,5 +30,7 @@ struct alignas(64) TileConfig {
 // each block's activations copied once for both groups.
 PackedTile amxLegacyTile(DType dtype);          // Q8_0, Q4_0 (amx_legacy_quants.cpp)
 PackedPairTile amxLegacyPairTile(DType dtype);  // the same types
+PackedTile amxKTile(DType dtype);               // Q4_K, Q5_K (amx_k_quants.cpp)
+PackedPairTile amxKPairTile(DType dtype);       // the same types
 
 }  // namespace inferlens

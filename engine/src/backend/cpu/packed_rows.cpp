@@ -21,16 +21,31 @@ const PackedFormat* packedFormat(DType dtype) {
     return legacy != nullptr ? legacy : packedKFormat(dtype);
 }
 
+// The AMX tiles of `dtype` (nullptr for the types without: they run their AVX-512 tiles), when
+// the process has the tiles' permission, which cpuSupports asks for.
+PackedTile amxTile(DType dtype) {
+    if (!cpuSupports(CpuKernels::Amx))
+        return nullptr;
+    const PackedTile legacy = amxLegacyTile(dtype);
+    return legacy != nullptr ? legacy : amxKTile(dtype);
+}
+PackedPairTile amxPairTile(DType dtype) {
+    if (!cpuSupports(CpuKernels::Amx))
+        return nullptr;
+    const PackedPairTile legacy = amxLegacyPairTile(dtype);
+    return legacy != nullptr ? legacy : amxKPairTile(dtype);
+}
+
 }  // namespace
 
 PackedTile packedTile(DType dtype, CpuKernels kernels) {
     const PackedFormat* format = packedFormat(dtype);
     if (format == nullptr)
         return nullptr;
-    // Amx is Avx512 plus tiles for some types: those run their AMX tile (when the process has the
-    // permission, which cpuSupports asks for), the others their AVX-512 one.
+    // Amx is Avx512 plus tiles for some types: those run their AMX tile, the others their
+    // AVX-512 one.
     if (kernels == CpuKernels::Amx) {
-        const PackedTile amx = cpuSupports(CpuKernels::Amx) ? amxLegacyTile(dtype) : nullptr;
+        const PackedTile amx = amxTile(dtype);
         return amx != nullptr ? amx : format->tile(CpuKernels::Avx512);
     }
     return format->tile(kernels);
@@ -42,8 +57,7 @@ PackedPairTile packedPairTile(DType dtype, CpuKernels kernels) {
         return nullptr;
     // The types AMX runs take their AMX pair tile; the others the AVX-512 pair.
     if (kernels == CpuKernels::Amx) {
-        const PackedPairTile amx =
-            cpuSupports(CpuKernels::Amx) ? amxLegacyPairTile(dtype) : nullptr;
+        const PackedPairTile amx = amxPairTile(dtype);
         return amx != nullptr ? amx : format->pairTile(CpuKernels::Avx512);
     }
     return format->pairTile(kernels);
