@@ -110,9 +110,13 @@ fi
 
 amx_flags=""
 machine="no AMX (AVX-512/AVX2 kernels as -march=native gives them)"
-if grep -qw amx_int8 /proc/cpuinfo && { [ -z "$other_source" ] || [ -n "${NO_AMX:-}" ]; }; then
-    amx_flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
-    machine="Intel with AMX: AMX switched off ($amx_flags), its ggml path crashes here"
+if grep -qw amx_int8 /proc/cpuinfo; then
+    if [ -z "$other_source" ] || [ -n "${NO_AMX:-}" ]; then
+        amx_flags="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+        machine="Intel with AMX: AMX switched off ($amx_flags), its ggml path crashes here"
+    else
+        machine="Intel with AMX: its native AMX path kept (ggml_backend_amx)"
+    fi
 fi
 
 launcher=()
