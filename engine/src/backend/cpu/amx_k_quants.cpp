@@ -81,25 +81,15 @@ struct KUnits {
 
 }  // namespace
 
-PackedTile amxKTile(DType dtype) {
-    return dtype == DType::Q4_K   ? oneGroup<KUnits<false>, DType::Q4_K>
-           : dtype == DType::Q5_K ? oneGroup<KUnits<true>, DType::Q5_K>
-                                  : nullptr;
-}
-
-PackedPairTile amxKPairTile(DType dtype) {
-    return dtype == DType::Q4_K   ? twoGroups<KUnits<false>, DType::Q4_K>
-           : dtype == DType::Q5_K ? twoGroups<KUnits<true>, DType::Q5_K>
-                                  : nullptr;
+const AmxTiles* amxKTiles(DType dtype) {
+    static constexpr AmxTiles first = tilesOf<KUnits<false>, DType::Q4_K>();
+    static constexpr AmxTiles second = tilesOf<KUnits<true>, DType::Q5_K>();
+    return dtype == DType::Q4_K ? &first : dtype == DType::Q5_K ? &second : nullptr;
 }
 
 #else
 
-PackedTile amxKTile(DType) {
-    return nullptr;
-}
-
-PackedPairTile amxKPairTile(DType) {
+const AmxTiles* amxKTiles(DType) {
     return nullptr;
 }
 

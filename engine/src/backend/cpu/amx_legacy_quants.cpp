@@ -66,25 +66,15 @@ struct LegacyUnits {
 
 }  // namespace
 
-PackedTile amxLegacyTile(DType dtype) {
-    return dtype == DType::Q8_0   ? oneGroup<LegacyUnits<true>, DType::Q8_0>
-           : dtype == DType::Q4_0 ? oneGroup<LegacyUnits<false>, DType::Q4_0>
-                                  : nullptr;
-}
-
-PackedPairTile amxLegacyPairTile(DType dtype) {
-    return dtype == DType::Q8_0   ? twoGroups<LegacyUnits<true>, DType::Q8_0>
-           : dtype == DType::Q4_0 ? twoGroups<LegacyUnits<false>, DType::Q4_0>
-                                  : nullptr;
+const AmxTiles* amxLegacyTiles(DType dtype) {
+    static constexpr AmxTiles first = tilesOf<LegacyUnits<true>, DType::Q8_0>();
+    static constexpr AmxTiles second = tilesOf<LegacyUnits<false>, DType::Q4_0>();
+    return dtype == DType::Q8_0 ? &first : dtype == DType::Q4_0 ? &second : nullptr;
 }
 
 #else
 
-PackedTile amxLegacyTile(DType) {
-    return nullptr;
-}
-
-PackedPairTile amxLegacyPairTile(DType) {
+const AmxTiles* amxLegacyTiles(DType) {
     return nullptr;
 }
 

@@ -289,7 +289,8 @@ INFERLENS_AMX void anyTokens(const std::byte* group, int64_t groupBytes,
     _tile_release();
 }
 
-// A format's one-group and two-group AMX tiles, its AVX-512 tiles of `dtype` taking the few tokens.
+// A format's one-group and two-group AMX tiles (tilesOf), its AVX-512 tiles of `dtype` taking the
+// few tokens.
 template <typename Format, DType dtype>
 INFERLENS_AMX void oneGroup(const std::byte* group, const QuantizedActivations* const* xs,
                             int tokenCount, int64_t blocks, float* out) {
@@ -306,6 +307,10 @@ INFERLENS_AMX void twoGroups(const std::byte* group, int64_t groupBytes,
                              float* out) {
     static const PackedPairTile vectors = packedPairTile(dtype, CpuKernels::Avx512);
     anyTokens<Format, 2>(group, groupBytes, xs, tokenCount, blocks, out, vectors);
+}
+template <typename Format, DType dtype>
+constexpr AmxTiles tilesOf() {
+    return {oneGroup<Format, dtype>, twoGroups<Format, dtype>};
 }
 
 }  // namespace inferlens::amx

@@ -25,12 +25,14 @@ struct alignas(64) TileConfig {
     uint8_t rows[16] = {};
 };
 
-// nullptr for the types without an AMX tile (they run their AVX-512 tiles). The pair tile runs two
-// adjacent groups (16 rows) in one B tile of 16 lanes: twice the products per instruction, and
-// each block's activations copied once for both groups.
-PackedTile amxLegacyTile(DType dtype);          // Q8_0, Q4_0 (amx_legacy_quants.cpp)
-PackedPairTile amxLegacyPairTile(DType dtype);  // the same types
-PackedTile amxKTile(DType dtype);               // Q4_K, Q5_K (amx_k_quants.cpp)
-PackedPairTile amxKPairTile(DType dtype);       // the same types
+// A type's AMX tiles: one group, and two adjacent groups (16 rows) in one B tile of 16 lanes —
+// twice the products per instruction, and each unit's activations copied once for both groups.
+struct AmxTiles {
+    PackedTile oneGroup;
+    PackedPairTile twoGroups;
+};
+// nullptr for the types without AMX tiles (they run their AVX-512 tiles).
+const AmxTiles* amxLegacyTiles(DType dtype);  // Q8_0, Q4_0 (amx_legacy_quants.cpp)
+const AmxTiles* amxKTiles(DType dtype);       // Q4_K, Q5_K (amx_k_quants.cpp)
 
 }  // namespace inferlens

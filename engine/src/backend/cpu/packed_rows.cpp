@@ -23,17 +23,11 @@ const PackedFormat* packedFormat(DType dtype) {
 
 // The AMX tiles of `dtype` (nullptr for the types without: they run their AVX-512 tiles), when
 // the process has the tiles' permission, which cpuSupports asks for.
-PackedTile amxTile(DType dtype) {
+const AmxTiles* amxTiles(DType dtype) {
     if (!cpuSupports(CpuKernels::Amx))
         return nullptr;
-    const PackedTile legacy = amxLegacyTile(dtype);
-    return legacy != nullptr ? legacy : amxKTile(dtype);
-}
-PackedPairTile amxPairTile(DType dtype) {
-    if (!cpuSupports(CpuKernels::Amx))
-        return nullptr;
-    const PackedPairTile legacy = amxLegacyPairTile(dtype);
-    return legacy != nullptr ? legacy : amxKPairTile(dtype);
+    const AmxTiles* legacy = amxLegacyTiles(dtype);
+    return legacy != nullptr ? legacy : amxKTiles(dtype);
 }
 
 }  // namespace
@@ -45,8 +39,8 @@ PackedTile packedTile(DType dtype, CpuKernels kernels) {
     // Amx is Avx512 plus tiles for some types: those run their AMX tile, the others their
     // AVX-512 one.
     if (kernels == CpuKernels::Amx) {
-        const PackedTile amx = amxTile(dtype);
-        return amx != nullptr ? amx : format->tile(CpuKernels::Avx512);
+        const AmxTiles* amx = amxTiles(dtype);
+        return amx != nullptr ? amx->oneGroup : format->tile(CpuKernels::Avx512);
     }
     return format->tile(kernels);
 }
@@ -57,8 +51,8 @@ PackedPairTile packedPairTile(DType dtype, CpuKernels kernels) {
         return nullptr;
     // The types AMX runs take their AMX pair tile; the others the AVX-512 pair.
     if (kernels == CpuKernels::Amx) {
-        const PackedPairTile amx = amxPairTile(dtype);
-        return amx != nullptr ? amx : format->pairTile(CpuKernels::Avx512);
+        const AmxTiles* amx = amxTiles(dtype);
+        return amx != nullptr ? amx->twoGroups : format->pairTile(CpuKernels::Avx512);
     }
     return format->pairTile(kernels);
 }
