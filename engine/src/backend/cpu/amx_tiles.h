@@ -1,14 +1,14 @@
 #pragma once
 // AMX INT8 tiles for the prefill of packed block-type matrices (packed_rows.h), reading the same
 // packed layout as the AVX-512 tiles — no second copy of the weights. A packed block's chunks are
-// already an AMX B matrix in VNNI order (K/4 = 8 rows of 8 lanes × 4 bytes, lane j = weight row j);
-// they are turned into signed bytes q (Q8_0's q + 128 flipped back, Q4_0's nibbles spread to bytes
-// minus 8) in a 256-byte buffer per block, and one TDPBSSD multiplies up to 16 tokens' activation
-// bytes of the block (A) by them into 16 × 8 int32 dot products Σ a q. That is the AVX-512 tile's
-// exact integer Σ a (q + bias) − bias Σ a; then, per (row, token) and block, in block order, the
-// same
-//   acc ← fma(d · xScale, float(dot), acc)
-// — so a prefill on tiles equals token-by-token decoding (AVX-512 tile) bit for bit.
+// already an AMX B matrix in VNNI order (K/4 = 8 rows of 8 lanes × 4 bytes, lane j = weight row j):
+// for each 32-value unit (a Q8_0/Q4_0 block, a Q4_K/Q5_K sub-block) they are turned into bytes —
+// signed q for Q8_0 (q + 128 flipped back) and Q4_0 (nibbles minus 8), the unsigned values
+// themselves for the K types — and one TDPBSSD or TDPBSUD multiplies up to 16 tokens' activation
+// bytes of the unit (A) by them into int32 dot products. Those are the AVX-512 tiles' exact
+// integer dots; then, per (row, token) and unit, in order, the same float steps as those tiles
+// (acc ← fma(d · xScale, float(dot), acc), and the K types' minimum term) — so a prefill on tiles
+// equals token-by-token decoding (AVX-512 tile) bit for bit. The pipeline: amx_pipeline.h.
 //
 // Only valid once cpuSupports(CpuKernels::Amx) has said yes (it asks the kernel for the tiles).
 
