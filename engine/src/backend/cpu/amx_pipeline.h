@@ -140,13 +140,13 @@ INFERLENS_AMX inline void prepare(const std::byte* group, int64_t groupBytes,
 }
 
 // C += A · B on tiles c, a, b (numbers: GCC's intrinsics paste them into the instruction's text):
-// signed activations times the format's signed or unsigned weights.
-#define INFERLENS_AMX_PRODUCT(c, a, b) \
-    do {                               \
-        if constexpr (kSigned)         \
-            _tile_dpbssd(c, a, b);     \
-        else                           \
-            _tile_dpbsud(c, a, b);     \
+// signed activations times signed (TDPBSSD) or unsigned (TDPBSUD) weights.
+#define INFERLENS_AMX_PRODUCT(signedWeights, c, a, b) \
+    do {                                              \
+        if constexpr (signedWeights)                  \
+            _tile_dpbssd(c, a, b);                    \
+        else                                          \
+            _tile_dpbsud(c, a, b);                    \
     } while (false)
 
 // A unit's products on tile set 0 or 1 (above), for the first 16 tokens and, when M is more, the
@@ -161,18 +161,18 @@ INFERLENS_AMX inline void multiply(const Operands<G>& operands) {
     if constexpr (set == 0) {
         _tile_loadd(6, operands.b, G * kChunkBytes);
         _tile_zero(0);
-        INFERLENS_AMX_PRODUCT(0, 4, 6);
+        INFERLENS_AMX_PRODUCT(kSigned, 0, 4, 6);
         if constexpr (two) {
             _tile_zero(1);
-            INFERLENS_AMX_PRODUCT(1, 5, 6);
+            INFERLENS_AMX_PRODUCT(kSigned, 1, 5, 6);
         }
     } else {
         _tile_loadd(7, operands.b, G * kChunkBytes);
         _tile_zero(2);
-        INFERLENS_AMX_PRODUCT(2, 4, 7);
+        INFERLENS_AMX_PRODUCT(kSigned, 2, 4, 7);
         if constexpr (two) {
             _tile_zero(3);
-            INFERLENS_AMX_PRODUCT(3, 5, 7);
+            INFERLENS_AMX_PRODUCT(kSigned, 3, 5, 7);
         }
     }
 }
