@@ -1,8 +1,9 @@
 // One core's speed of each packed block type's tile (packed_rows.h) in the kernel set in use, on
 // one weight matrix of random blocks: a prefill's token block (64 tokens, as the products run it)
 // as int8 operations per second (2 per multiply-add), and one token (decode) as GB/s of weights
-// read. What to look at when a type's prompt or decode speed trails another's: the whole-model
-// figures of `inferlens-cli bench` mix every matrix, the attention and the rest.
+// read; with the amx set, also the AMX rows product's prefill. What to look at when a type's prompt
+// or decode speed trails another's: the whole-model figures of `inferlens-cli bench` mix every
+// matrix, the attention and the rest.
 //
 // Usage: bench_packed_products [ROWS] [COLUMNS] [REPEATS]   (defaults: 2048 2048 15; the fastest
 // of REPEATS timings is printed: on a shared machine the others measure the neighbours too).
@@ -88,6 +89,9 @@ int main(int argc, char** argv) {
                          out.data());
         };
         run(kTokens, false);  // warm up: page the packed copy in
+        const auto operations = [&](double seconds) {
+            return 2.0 * double(rows * columns) * kTokens / seconds / 1e9;
+        };
         for (const bool pairs : {false, true}) {
             if (pairs && (pairTile == nullptr || rows % (2 * kPackedRows) != 0))
                 continue;
@@ -95,8 +99,17 @@ int main(int argc, char** argv) {
             const double decode = fastestSeconds(repeats, [&] { run(1, pairs); });
             std::printf("%-5s %-10s prefill %6.1f Gop/s   decode %5.1f GB/s\n",
                         dtypeName(dtype).data(), pairs ? "two groups" : "one group",
-                        2.0 * double(rows * columns) * kTokens / prefill / 1e9,
-                        double(packed.size) / decode / 1e9);
+                        operations(prefill), double(packed.size) / decode / 1e9);
+        }
+        // The AMX rows product runs a prefill's whole row range at once.
+        if (const PackedRowsTile rowsTile = packedRowsTile(dtype, kernels)) {
+            std::vector<float> y(size_t(rows * kTokens));
+            const double prefill = fastestSeconds(repeats, [&] {
+                rowsTile(packed.bytes.get(), groupBytes, rows, xs.data(), kTokens, blocks, y.data(),
+                         rows);
+            });
+            std::printf("%-5s %-10s prefill %6.1f Gop/s\n", dtypeName(dtype).data(), "AMX rows",
+                        operations(prefill));
         }
     }
     return 0;

@@ -1,7 +1,8 @@
 // The AMX INT8 tiles (amx_tiles.h) against the AVX-512 tiles they stand in for: on random packed
-// Q8_0, Q4_0, Q4_K and Q5_K matrices, for 1…48 tokens, one group and two at a time, the same floats
-// bit for bit (the tiles only change how the exact integer block sums are formed), and a prefill
-// through the engine's products (which run two groups at a time) equal to its tokens one by one —
+// Q8_0, Q4_0, Q4_K and Q5_K matrices, for 1…100 tokens, row ranges of one group, two, and a pair
+// and one, padded or not, the same floats bit for bit (the tiles only change how the exact integer
+// block sums are formed), written token by token and no row past the range; and a prefill through
+// the engine's products (threads taking row ranges) equal to its tokens one by one —
 // what the chat cache reuse and the sliding-window tests rely on. Also: INFERLENS_CPU_KERNELS
 // honoured for every set, amx included, and a set the machine lacks falling back with a message.
 // Skipped, naming what is missing, where the CPU or the kernel has no AMX.
@@ -11,6 +12,7 @@
 
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/packed_rows.h"
@@ -24,7 +26,19 @@ using namespace inferlens;
 
 namespace {
 
-constexpr int kMaxTokens = 48;
+constexpr int kMaxTokens = 100;
+
+// Token counts up to kMaxTokens: every count up to 48 (one pass of 32 tokens on tiles and one of
+// 1…16 after it, on tiles from 12 on), and some past a block of 64 (two blocks, a short last
+// pass).
+std::vector<int> tokenCounts() {
+    std::vector<int> counts;
+    for (int tokens = 1; tokens <= 48; ++tokens)
+        counts.push_back(tokens);
+    for (const int tokens : {63, 64, 65, 69, 76, 97, kMaxTokens})
+        counts.push_back(tokens);
+    return counts;
+}
 
 using test::randomBlocks;
 
@@ -85,18 +99,19 @@ class TestAmxKernels : public QObject {
     ThreadPool earlyPool_{3};
 
   private slots:
-    void theAmxTilesEqualTheAvx512Tiles() {
+    void theAmxRowsProductEqualsTheAvx512Tiles() {
         if (!cpuSupports(CpuKernels::Amx))
             QSKIP(qPrintable(QString("no AMX tiles here: %1").arg(amxUnavailable())));
+        // Row ranges (first group, rows) of the 21-row matrix: a pair and a padded group alone, a
+        // pair, one group, a pair whose second group is padded, the padded group alone.
+        constexpr std::pair<int64_t, int64_t> kRanges[] = {
+            {0, 21}, {0, 16}, {0, 8}, {1, 13}, {2, 5}};
         for (const DType dtype : kAmxTypes) {
-            const PackedTile amx = packedTile(dtype, CpuKernels::Amx);
+            const PackedRowsTile amx = packedRowsTile(dtype, CpuKernels::Amx);
             const PackedTile avx512 = packedTile(dtype, CpuKernels::Avx512);
-            const PackedPairTile amxPair = packedPairTile(dtype, CpuKernels::Amx);
-            const PackedPairTile avx512Pair = packedPairTile(dtype, CpuKernels::Avx512);
             QVERIFY(amx != nullptr && avx512 != nullptr);
-            QVERIFY(amxPair != nullptr && avx512Pair != nullptr);
-            QVERIFY2(amx != avx512, "the amx set runs the AVX-512 tile");
-            QVERIFY2(amxPair != avx512Pair, "the amx set runs the AVX-512 pair tile");
+            QVERIFY2(packedRowsTile(dtype, CpuKernels::Avx512) == nullptr,
+                     "the AMX rows product runs below the amx set");
             const Matrix matrix = randomMatrix(dtype, 1);
             const int64_t columns = matrix.view.columns();
             const int64_t blocks = columns / dtypeInfo(dtype).blockElements;
@@ -108,33 +123,32 @@ class TestAmxKernels : public QObject {
                 xs.push_back(&quantized[size_t(t)]);
             }
             const int64_t groupBytes = packedGroupBytes(matrix.view);
-            const auto same = [](const std::vector<float>& a, const std::vector<float>& b) {
-                return std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-            };
-            for (int64_t g = 0; g < 3; ++g)
-                for (int tokens = 1; tokens <= kMaxTokens; ++tokens) {
-                    const QString where = QString("%1, group %2, %3 tokens")
+            for (const auto& [firstGroup, rowCount] : kRanges)
+                for (const int tokens : tokenCounts()) {
+                    const QString where = QString("%1, %2 rows from group %3, %4 tokens")
                                               .arg(dtypeName(dtype).data())
-                                              .arg(g)
+                                              .arg(rowCount)
+                                              .arg(firstGroup)
                                               .arg(tokens);
-                    std::vector<float> onTiles(size_t(kPackedRows * tokens), NAN);
-                    std::vector<float> onVectors(onTiles.size(), -1.0f);
-                    const std::byte* group = matrix.packed.bytes.get() + g * groupBytes;
-                    amx(group, xs.data(), tokens, blocks, onTiles.data());
-                    avx512(group, xs.data(), tokens, blocks, onVectors.data());
-                    QVERIFY2(same(onTiles, onVectors), qPrintable(where));
-                    if (g == 2)
-                        continue;  // no group after it
-                    // Groups g and g + 1 at once (g = 1: the padded group second).
-                    std::vector<float> pairOnTiles(size_t(2 * kPackedRows * tokens), NAN);
-                    std::vector<float> pairOnVectors(pairOnTiles.size(), -1.0f);
-                    amxPair(group, groupBytes, xs.data(), tokens, blocks, pairOnTiles.data());
-                    avx512Pair(group, groupBytes, xs.data(), tokens, blocks, pairOnVectors.data());
-                    QVERIFY2(same(pairOnTiles, pairOnVectors), qPrintable(where + ", two groups"));
-                    // The pair's first 8 rows are the one-group tile's.
-                    QVERIFY2(std::memcmp(pairOnTiles.data(), onTiles.data(),
-                                         onTiles.size() * sizeof(float)) == 0,
-                             qPrintable(where + ", two groups against one"));
+                    // Each group on the one-group AVX-512 tile, as decoding runs it.
+                    const int64_t stride = rowCount + 3;  // rows past rowCount must stay as set
+                    std::vector<float> expected(size_t(tokens * stride), -7.0f);
+                    std::vector<float> groupOut(size_t(kPackedRows * tokens));
+                    for (int64_t g = 0; g * kPackedRows < rowCount; ++g) {
+                        avx512(matrix.packed.bytes.get() + (firstGroup + g) * groupBytes, xs.data(),
+                               tokens, blocks, groupOut.data());
+                        for (int64_t r = g * kPackedRows;
+                             r < std::min(rowCount, (g + 1) * kPackedRows); ++r)
+                            for (int t = 0; t < tokens; ++t)
+                                expected[size_t(t * stride + r)] =
+                                    groupOut[size_t((r - g * kPackedRows) * tokens + t)];
+                    }
+                    std::vector<float> onTiles(expected.size(), -7.0f);
+                    amx(matrix.packed.bytes.get() + firstGroup * groupBytes, groupBytes, rowCount,
+                        xs.data(), tokens, blocks, onTiles.data(), stride);
+                    QVERIFY2(std::memcmp(onTiles.data(), expected.data(),
+                                         expected.size() * sizeof(float)) == 0,
+                             qPrintable(where));
                 }
         }
     }

@@ -54,8 +54,8 @@ struct KUnits {
 
     template <int G, int M>
     INFERLENS_AMX static void accumulate(const std::byte* group, int64_t groupBytes,
-                                         const QuantizedActivations* const* xs, int64_t unit,
-                                         const int32_t* c, __m512* acc) {
+                                         const PassActivations& x, int64_t unit, const int32_t* c,
+                                         __m512* acc) {
         const std::byte* block = group + unit / kUnitsPerBlock * kBlockBytes;
         const int s = int(unit % kUnitsPerBlock);
         const __m512 d = rowHalves<G>(block, groupBytes);
@@ -64,32 +64,28 @@ struct KUnits {
         const __m512 scale = _mm512_mul_ps(d, rowUnsignedBytes<G>(block + 32 + 8 * s, groupBytes));
         const __m512 offset =
             _mm512_mul_ps(negativeDmin, rowUnsignedBytes<G>(block + 96 + 8 * s, groupBytes));
-        const auto xScale = [unit](const QuantizedActivations& x) {
-            return x.scales[size_t(unit)];
-        };
-        const auto xSum = [unit](const QuantizedActivations& x) {
-            return x.scaledSums[size_t(unit)];
-        };
+        const float* xScales = x.scales + unit * kPassTokens;
+        const float* xSums = x.scaledSums + unit * kPassTokens;
 #pragma GCC unroll 32
         for (int p = 0; p < kVectors<G, M>; ++p) {
-            acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(scale, tokenVector<G, M>(xs, p, xScale)),
+            acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(scale, tokenVector<G>(xScales, p)),
                                      _mm512_cvtepi32_ps(_mm512_load_si512(c + 16 * p)), acc[p]);
-            acc[p] = _mm512_fmadd_ps(offset, tokenVector<G, M>(xs, p, xSum), acc[p]);
+            acc[p] = _mm512_fmadd_ps(offset, tokenVector<G>(xSums, p), acc[p]);
         }
     }
 };
 
 }  // namespace
 
-const AmxTiles* amxKTiles(DType dtype) {
-    static constexpr AmxTiles first = tilesOf<KUnits<false>, DType::Q4_K>();
-    static constexpr AmxTiles second = tilesOf<KUnits<true>, DType::Q5_K>();
-    return dtype == DType::Q4_K ? &first : dtype == DType::Q5_K ? &second : nullptr;
+PackedRowsTile amxKRows(DType dtype) {
+    return dtype == DType::Q4_K   ? rowsProduct<KUnits<false>, DType::Q4_K>
+           : dtype == DType::Q5_K ? rowsProduct<KUnits<true>, DType::Q5_K>
+                                  : nullptr;
 }
 
 #else
 
-const AmxTiles* amxKTiles(DType) {
+PackedRowsTile amxKRows(DType) {
     return nullptr;
 }
 

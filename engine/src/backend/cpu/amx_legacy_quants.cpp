@@ -53,28 +53,28 @@ struct LegacyUnits {
 
     template <int G, int M>
     INFERLENS_AMX static void accumulate(const std::byte* group, int64_t groupBytes,
-                                         const QuantizedActivations* const* xs, int64_t unit,
-                                         const int32_t* c, __m512* acc) {
+                                         const PassActivations& x, int64_t unit, const int32_t* c,
+                                         __m512* acc) {
         const __m512 d = rowHalves<G>(group + unit * kBlockBytes, groupBytes);
-        const auto scale = [unit](const QuantizedActivations& x) { return x.scales[size_t(unit)]; };
+        const float* scales = x.scales + unit * kPassTokens;
 #pragma GCC unroll 32
         for (int p = 0; p < kVectors<G, M>; ++p)
-            acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(d, tokenVector<G, M>(xs, p, scale)),
+            acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(d, tokenVector<G>(scales, p)),
                                      _mm512_cvtepi32_ps(_mm512_load_si512(c + 16 * p)), acc[p]);
     }
 };
 
 }  // namespace
 
-const AmxTiles* amxLegacyTiles(DType dtype) {
-    static constexpr AmxTiles first = tilesOf<LegacyUnits<true>, DType::Q8_0>();
-    static constexpr AmxTiles second = tilesOf<LegacyUnits<false>, DType::Q4_0>();
-    return dtype == DType::Q8_0 ? &first : dtype == DType::Q4_0 ? &second : nullptr;
+PackedRowsTile amxLegacyRows(DType dtype) {
+    return dtype == DType::Q8_0   ? rowsProduct<LegacyUnits<true>, DType::Q8_0>
+           : dtype == DType::Q4_0 ? rowsProduct<LegacyUnits<false>, DType::Q4_0>
+                                  : nullptr;
 }
 
 #else
 
-const AmxTiles* amxLegacyTiles(DType) {
+PackedRowsTile amxLegacyRows(DType) {
     return nullptr;
 }
 

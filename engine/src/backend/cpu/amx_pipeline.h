@@ -2,7 +2,9 @@
 // The AMX INT8 pipeline that the packed formats' AMX tiles share (amx_tiles.h): a format says how
 // one 32-value unit of a group's row — a Q8_0/Q4_0 block, a sub-block of a Q4_K super-block —
 // becomes a B tile of signed or unsigned bytes, and what float step follows the unit's integer
-// dots; the pipeline copies the activations, runs the tiles and interleaves the stages.
+// dots; the pipeline lays a block of tokens' activations out once for all the groups of the rows
+// it runs (so that an A tile is one load, and a unit's token scales are side by side), runs the
+// tiles, interleaves the stages and writes the results where the product wants them.
 //
 // A Format provides
 //   static constexpr bool kSignedWeights;   B as int8 (TDPBSSD) or uint8 (TDPBSUD)
@@ -12,8 +14,8 @@
 //       B for unit `unit` of G groups: row k (of 8) holds chunk k of each group side by side,
 //       lane j of a group = row j's values 4k … 4k + 3 of the unit
 //   template <int G, int M> static void accumulate(const std::byte* group, int64_t groupBytes,
-//                                                  const QuantizedActivations* const* xs,
-//                                                  int64_t unit, const int32_t* c, __m512* acc);
+//                                                  const PassActivations& x, int64_t unit,
+//                                                  const int32_t* c, __m512* acc);
 //       the float step of unit `unit` on its dots c (C's rows, token by token), exactly as the
 //       format's AVX-512 tile takes it, into the accumulators below (tokenVector helps)
 // Only for x86-64 translation units; include it inside their #if defined(__x86_64__).
@@ -22,21 +24,70 @@
 #include <array>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "backend/cpu/amx_tiles.h"
 #include "backend/cpu/packed_formats.h"
 #include "core/quant_blocks.h"
 
-#define INFERLENS_AMX                                                             \
-    __attribute__((                                                               \
-        target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl,avx512vnni,avx2,fma," \
+#define INFERLENS_AMX                                                                      \
+    __attribute__((                                                                        \
+        target("amx-tile,amx-int8,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx2,fma," \
                "f16c")))
 
 namespace inferlens::amx {
 
 constexpr int kTileTokens = 16;               // an A tile's rows
 constexpr int kPassTokens = 2 * kTileTokens;  // tokens per pass over the group(s): two A tiles
+// Passes laid out together: each group runs all of them while its weights are in the cache (the
+// token block the AVX-512 products use too).
+constexpr int kBlockPasses = 2;
 constexpr int kChunkBytes = 32;  // a packed chunk: 8 lanes of 4 bytes (a group's part of B's row)
+constexpr int kUnitBytes = kPassTokens * kQuantBlockElements;  // a pass's activations of one unit
+
+// A pass's activations as the tiles read them, laid out once for every group of a product: the
+// bytes of unit u, token by token, at values + u · kUnitBytes (an A tile's 16 rows, 32 bytes
+// apart, in one load), and the tokens' scales and scaled sums of unit u side by side at
+// scales + u · kPassTokens and scaledSums + u · kPassTokens. Past the pass's tokens: zeros.
+struct PassActivations {
+    const int8_t* values;
+    const float* scales;
+    const float* scaledSums;
+};
+
+// The memory of one laid-out pass (kept per thread: no allocation per product).
+struct PassStorage {
+    struct alignas(64) Line {  // so that no A row straddles two cache lines
+        int8_t bytes[64];
+    };
+    std::vector<Line> values;
+    std::vector<float> scales, scaledSums;
+};
+
+// count ≤ kPassTokens tokens xs[0 … count) laid out over `units` units into `storage`.
+INFERLENS_AMX inline PassActivations layOut(const QuantizedActivations* const* xs, int count,
+                                            int64_t units, PassStorage& storage) {
+    storage.values.resize(size_t(units * kUnitBytes / 64));
+    storage.scales.assign(size_t(units * kPassTokens), 0.0f);
+    storage.scaledSums.assign(size_t(units * kPassTokens), 0.0f);
+    auto* values = reinterpret_cast<int8_t*>(storage.values.data());
+    for (int t = 0; t < count; ++t) {
+        const QuantizedActivations& x = *xs[t];
+        for (int64_t u = 0; u < units; ++u) {
+            _mm256_store_si256(
+                reinterpret_cast<__m256i*>(values + u * kUnitBytes + t * kQuantBlockElements),
+                _mm256_loadu_si256(
+                    reinterpret_cast<const __m256i*>(x.values.data() + u * kQuantBlockElements)));
+            storage.scales[size_t(u * kPassTokens + t)] = x.scales[size_t(u)];
+            storage.scaledSums[size_t(u * kPassTokens + t)] = x.scaledSums[size_t(u)];
+        }
+    }
+    if (count < kPassTokens)
+        for (int64_t u = 0; u < units; ++u)
+            std::memset(values + u * kUnitBytes + count * kQuantBlockElements, 0,
+                        size_t((kPassTokens - count) * kQuantBlockElements));
+    return {values, storage.scales.data(), storage.scaledSums.data()};
+}
 
 // The float accumulators of M tokens on G groups' 8 · G rows: a register holds two tokens' 8 rows
 // (one group) or one token's 16 rows (two groups; 32 tokens' registers are more than there are,
@@ -44,17 +95,15 @@ constexpr int kChunkBytes = 32;  // a packed chunk: 8 lanes of 4 bytes (a group'
 template <int G, int M>
 constexpr int kVectors = G == 1 ? (M + 1) / 2 : M;
 
-// Accumulator p's per-token factor: field(x) of its token(s) at `unit`, broadcast over each
-// token's rows.
-template <int G, int M, typename Field>
-INFERLENS_AMX inline __m512 tokenVector(const QuantizedActivations* const* xs, int p, Field field) {
-    if constexpr (G == 1) {
-        const float next = 2 * p + 1 < M ? field(*xs[2 * p + 1]) : 0.0f;
-        return _mm512_mask_broadcastss_ps(_mm512_set1_ps(field(*xs[2 * p])), 0xff00,
-                                          _mm_set_ss(next));
-    } else {
-        return _mm512_set1_ps(field(*xs[p]));
-    }
+// Accumulator p's per-token factor, from a unit's values of the pass's tokens side by side
+// (PassActivations), broadcast over each token's rows.
+template <int G>
+INFERLENS_AMX inline __m512 tokenVector(const float* perToken, int p) {
+    if constexpr (G == 1)  // tokens 2p and 2p + 1 (a zero past the pass's tokens)
+        return _mm512_mask_broadcastss_ps(_mm512_set1_ps(perToken[2 * p]), 0xff00,
+                                          _mm_load_ss(perToken + 2 * p + 1));
+    else
+        return _mm512_set1_ps(perToken[p]);
 }
 
 // The 8 · G rows' fp16 values at `at` of a unit's packed block(s) (8 per group, the second group's
@@ -120,24 +169,11 @@ TileConfig unitConfig() {
     return config;
 }
 
-// One unit's operands: M tokens' activation bytes (rows past M stay zero) and the weights.
+// One unit's weights as B.
 template <int G>
-struct Operands {
-    alignas(64) int8_t a[kPassTokens * kQuantBlockElements] = {};
+struct WeightTile {
     alignas(64) int8_t b[8 * G * kChunkBytes];
 };
-
-template <typename Format, int G, int M>
-INFERLENS_AMX inline void prepare(const std::byte* group, int64_t groupBytes,
-                                  const QuantizedActivations* const* xs, int64_t unit,
-                                  Operands<G>& operands) {
-#pragma GCC unroll 32
-    for (int t = 0; t < M; ++t)
-        _mm256_store_si256(reinterpret_cast<__m256i*>(operands.a + t * kQuantBlockElements),
-                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(
-                               xs[t]->values.data() + unit * kQuantBlockElements)));
-    Format::template prepareWeights<G>(group, groupBytes, unit, operands.b);
-}
 
 // C += A · B on tiles c, a, b (numbers: GCC's intrinsics paste them into the instruction's text):
 // signed activations times signed (TDPBSSD) or unsigned (TDPBSUD) weights.
@@ -149,17 +185,16 @@ INFERLENS_AMX inline void prepare(const std::byte* group, int64_t groupBytes,
             _tile_dpbsud(c, a, b);                    \
     } while (false)
 
-// A unit's products on tile set 0 or 1 (above), for the first 16 tokens and, when M is more, the
-// next ones.
+// A unit's products on tile set 0 or 1 (above) of its activations `a` (kUnitBytes at
+// PassActivations::values), for the first 16 tokens and, when M is more, the next ones.
 template <bool kSigned, int set, int M, int G>
-INFERLENS_AMX inline void multiply(const Operands<G>& operands) {
+INFERLENS_AMX inline void multiply(const int8_t* a, const WeightTile<G>& weights) {
     constexpr bool two = M > kTileTokens;
-    const int8_t* second = operands.a + kTileTokens * kQuantBlockElements;
-    _tile_loadd(4, operands.a, kQuantBlockElements);
+    _tile_loadd(4, a, kQuantBlockElements);
     if constexpr (two)
-        _tile_loadd(5, second, kQuantBlockElements);
+        _tile_loadd(5, a + kTileTokens * kQuantBlockElements, kQuantBlockElements);
     if constexpr (set == 0) {
-        _tile_loadd(6, operands.b, G * kChunkBytes);
+        _tile_loadd(6, weights.b, G * kChunkBytes);
         _tile_zero(0);
         INFERLENS_AMX_PRODUCT(kSigned, 0, 4, 6);
         if constexpr (two) {
@@ -167,7 +202,7 @@ INFERLENS_AMX inline void multiply(const Operands<G>& operands) {
             INFERLENS_AMX_PRODUCT(kSigned, 1, 5, 6);
         }
     } else {
-        _tile_loadd(7, operands.b, G * kChunkBytes);
+        _tile_loadd(7, weights.b, G * kChunkBytes);
         _tile_zero(2);
         INFERLENS_AMX_PRODUCT(kSigned, 2, 4, 7);
         if constexpr (two) {
@@ -195,20 +230,21 @@ INFERLENS_AMX inline void storeProducts(int32_t* c) {
     }
 }
 
-// M ≤ kPassTokens tokens times G groups (the second `groupBytes` after the first) over `units`
-// units, in four stages — unit j's operands written, unit j − 1 multiplied, unit j − 2’s products
-// stored, unit j − 3’s float step — so that the latencies between them (a tile loads and stores
-// only memory, and its product takes a while) overlap other work. Units alternate between two
-// tile sets and two buffers of each kind. Rows r < 8 · G into out[r · stride + t].
+// M ≤ kPassTokens tokens (a laid-out pass x) times G groups (the second `groupBytes` after the
+// first) over `units` units, in four stages — unit j's weights prepared, unit j − 1 multiplied,
+// unit j − 2’s products stored, unit j − 3’s float step — so that the latencies between them (a
+// tile loads and stores only memory, and its product takes a while) overlap other work. Units
+// alternate between two tile sets and two buffers of each kind. Rows r < `rows` (of 8 · G) into
+// y[t · yStride + r].
 template <typename Format, int G, int M>
 INFERLENS_AMX void passOfTokens(const std::byte* group, int64_t groupBytes,
-                                const QuantizedActivations* const* xs, int64_t units, float* out,
-                                int stride) {
+                                const PassActivations& x, int64_t units, float* y, int64_t yStride,
+                                int rows) {
     constexpr bool kSigned = Format::kSignedWeights;
     constexpr int lanes = G * kPackedRows;
-    // Stage lags behind the operands' unit.
+    // Stage lags behind the weights' unit.
     constexpr int64_t kMultiply = 1, kStore = 2, kAccumulate = 3;
-    Operands<G> operands[kMultiply + 1];
+    WeightTile<G> weights[kMultiply + 1];
     alignas(64) int32_t c[2][kPassTokens * lanes];
     constexpr int vectors = kVectors<G, M>;
     __m512 acc[vectors];
@@ -217,12 +253,14 @@ INFERLENS_AMX void passOfTokens(const std::byte* group, int64_t groupBytes,
         a = _mm512_setzero_ps();
     for (int64_t j = 0; j < units + kAccumulate; ++j) {
         if (j < units)
-            prepare<Format, G, M>(group, groupBytes, xs, j, operands[j % (kMultiply + 1)]);
+            Format::template prepareWeights<G>(group, groupBytes, j,
+                                               weights[j % (kMultiply + 1)].b);
         if (const int64_t u = j - kMultiply; u >= 0 && u < units) {
+            const int8_t* a = x.values + u * kUnitBytes;
             if (u % 2 == 0)
-                multiply<kSigned, 0, M>(operands[u % (kMultiply + 1)]);
+                multiply<kSigned, 0, M>(a, weights[u % (kMultiply + 1)]);
             else
-                multiply<kSigned, 1, M>(operands[u % (kMultiply + 1)]);
+                multiply<kSigned, 1, M>(a, weights[u % (kMultiply + 1)]);
         }
         if (const int64_t u = j - kStore; u >= 0 && u < units) {
             if (u % 2 == 0)
@@ -231,21 +269,27 @@ INFERLENS_AMX void passOfTokens(const std::byte* group, int64_t groupBytes,
                 storeProducts<1, M, G>(c[1]);
         }
         if (const int64_t u = j - kAccumulate; u >= 0)
-            Format::template accumulate<G, M>(group, groupBytes, xs, u, c[u % 2], acc);
+            Format::template accumulate<G, M>(group, groupBytes, x, u, c[u % 2], acc);
     }
-    alignas(64) float results[vectors * 16];
+    // Token by token, its rows side by side (a padded group's rows past `rows` left alone).
+    const auto mask = __mmask16((1u << std::min(rows, lanes)) - 1);
 #pragma GCC unroll 32
-    for (int p = 0; p < vectors; ++p)
-        _mm512_store_ps(results + 16 * p, acc[p]);
-    for (int t = 0; t < M; ++t)
-        for (int r = 0; r < lanes; ++r)
-            out[r * stride + t] = results[t * lanes + r];
+    for (int p = 0; p < vectors; ++p) {
+        if constexpr (G == 2) {
+            _mm512_mask_storeu_ps(y + p * yStride, mask, acc[p]);
+        } else {  // tokens 2p (lanes 0…7) and 2p + 1 (lanes 8…15)
+            _mm512_mask_storeu_ps(y + 2 * p * yStride, mask, acc[p]);
+            if (2 * p + 1 < M)
+                _mm512_mask_storeu_ps(y + (2 * p + 1) * yStride - kPackedRows,
+                                      __mmask16(mask << kPackedRows), acc[p]);
+        }
+    }
 }
 
-using PassTile = void (*)(const std::byte*, int64_t, const QuantizedActivations* const*, int64_t,
-                          float*, int);
+using PassTile = void (*)(const std::byte*, int64_t, const PassActivations&, int64_t, float*,
+                          int64_t, int);
 
-// Fewer tokens than this go to the AVX-512 tile (the same numbers): below it a tile's fixed cost
+// Fewer tokens than this go to the AVX-512 tiles (the same numbers): below it a tile's fixed cost
 // per unit outweighs what it saves (measured on Q8_0: 4 tokens take twice the AVX-512 tile's
 // time, 8 as long, 16 a third less).
 constexpr int kMinTileTokens = 12;
@@ -255,62 +299,81 @@ template <typename Format, int G, int... m>
 constexpr std::array<PassTile, sizeof...(m)> passTiles(std::integer_sequence<int, m...>) {
     return {passOfTokens<Format, G, m + kMinTileTokens>...};
 }
-
-// Any number of tokens on G groups over `units` units: passes of kPassTokens on tiles, a rest of
-// fewer than kMinTileTokens on the AVX-512 tile of as many groups (`vectors`, which takes the
-// format's `blocks`), whose numbers are the same.
 template <typename Format, int G>
-INFERLENS_AMX void anyTokens(const std::byte* group, int64_t groupBytes,
-                             const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
-                             float* out, const PackedPairTile vectors) {
-    if (tokenCount < kMinTileTokens) {
-        vectors(group, groupBytes, xs, tokenCount, blocks, out);
-        return;
-    }
-    static constexpr auto tiles =
-        passTiles<Format, G>(std::make_integer_sequence<int, kPassTokens - kMinTileTokens + 1>());
-    static const TileConfig config = unitConfig<G>();
+constexpr auto kPassTiles =
+    passTiles<Format, G>(std::make_integer_sequence<int, kPassTokens - kMinTileTokens + 1>());
+
+// `count` < kMinTileTokens tokens on G groups' AVX-512 tile of `dtype` (the same numbers as the
+// AMX tiles), rows r < `rows` into y[t · yStride + r].
+template <DType dtype>
+INFERLENS_AMX void onVectors(const std::byte* group, int64_t groupBytes, int G, int rows,
+                             const QuantizedActivations* const* xs, int count, int64_t blocks,
+                             float* y, int64_t yStride) {
+    static const PackedTile one = packedTile(dtype, CpuKernels::Avx512);
+    static const PackedPairTile two = packedPairTile(dtype, CpuKernels::Avx512);
+    float out[2 * kPackedRows * kMinTileTokens];
+    if (G == 2)
+        two(group, groupBytes, xs, count, blocks, out);
+    else
+        one(group, xs, count, blocks, out);
+    for (int t = 0; t < count; ++t)
+        for (int r = 0; r < rows; ++r)
+            y[t * yStride + r] = out[r * count + t];
+}
+
+// The AMX rows product of a format (PackedRowsTile, packed_rows.h): token blocks of kBlockPasses
+// passes laid out once, then each group pair (and a last group alone) runs every pass of the
+// block; a pass of fewer than kMinTileTokens tokens runs on the AVX-512 tiles.
+template <typename Format, DType dtype>
+INFERLENS_AMX void rowsProduct(const std::byte* firstGroup, int64_t groupBytes, int64_t rowCount,
+                               const QuantizedActivations* const* xs, int tokenCount,
+                               int64_t blocks, float* y, int64_t yStride) {
+    thread_local std::array<PassStorage, kBlockPasses> storage;
+    static const std::array<TileConfig, 2> configs = {unitConfig<1>(), unitConfig<2>()};
     const int64_t units = blocks * Format::kUnitsPerBlock;
-    _tile_loadconfig(&config);
-    for (int t = 0; t < tokenCount; t += kPassTokens) {
-        const int count = std::min(kPassTokens, tokenCount - t);
-        if (count >= kMinTileTokens) {
-            tiles[size_t(count - kMinTileTokens)](group, groupBytes, xs + t, units, out + t,
-                                                  tokenCount);
-            continue;
+    const int64_t groups = (rowCount + kPackedRows - 1) / kPackedRows;
+    int loadedG = 0;  // the tile configuration loaded: 0 none yet, else its G
+    for (int first = 0; first < tokenCount; first += kBlockPasses * kPassTokens) {
+        std::array<PassActivations, kBlockPasses> passes{};
+        std::array<int, kBlockPasses> counts{};
+        for (int i = 0; i < kBlockPasses; ++i) {
+            counts[size_t(i)] = std::clamp(tokenCount - first - i * kPassTokens, 0, kPassTokens);
+            if (counts[size_t(i)] >= kMinTileTokens)
+                passes[size_t(i)] = layOut(xs + first + i * kPassTokens, counts[size_t(i)], units,
+                                           storage[size_t(i)]);
         }
-        float rest[2 * kPackedRows * kMinTileTokens];
-        vectors(group, groupBytes, xs + t, count, blocks, rest);
-        for (int r = 0; r < G * kPackedRows; ++r)
-            for (int k = 0; k < count; ++k)
-                out[r * tokenCount + t + k] = rest[r * count + k];
+        for (int64_t g = 0; g < groups;) {
+            const int G = groups - g >= 2 ? 2 : 1;
+            const int rows = int(std::min<int64_t>(G * kPackedRows, rowCount - g * kPackedRows));
+            const std::byte* group = firstGroup + g * groupBytes;
+            for (int i = 0; i < kBlockPasses; ++i) {
+                const int start = first + i * kPassTokens, count = counts[size_t(i)];
+                float* out = y + start * yStride + g * kPackedRows;
+                if (count == 0)
+                    break;
+                if (count < kMinTileTokens) {
+                    onVectors<dtype>(group, groupBytes, G, rows, xs + start, count, blocks, out,
+                                     yStride);
+                    continue;
+                }
+                if (loadedG != G) {
+                    _tile_loadconfig(&configs[size_t(G - 1)]);
+                    loadedG = G;
+                }
+                const size_t tile = size_t(count - kMinTileTokens);
+                if (G == 2)
+                    kPassTiles<Format, 2>[tile](group, groupBytes, passes[size_t(i)], units, out,
+                                                yStride, rows);
+                else
+                    kPassTiles<Format, 1>[tile](group, 0, passes[size_t(i)], units, out, yStride,
+                                                rows);
+            }
+            g += G;
+        }
     }
     // Leaves the tile state unused, so that switches of this thread save no 8 KiB of tiles.
-    _tile_release();
-}
-
-// A format's one-group and two-group AMX tiles (tilesOf), its AVX-512 tiles of `dtype` taking the
-// few tokens.
-template <typename Format, DType dtype>
-INFERLENS_AMX void oneGroup(const std::byte* group, const QuantizedActivations* const* xs,
-                            int tokenCount, int64_t blocks, float* out) {
-    // The one-group AVX-512 tile in the pair tile's shape (the offset is not used).
-    static const PackedTile one = packedTile(dtype, CpuKernels::Avx512);
-    const PackedPairTile vectors = [](const std::byte* g, int64_t,
-                                      const QuantizedActivations* const* x, int count, int64_t n,
-                                      float* o) { one(g, x, count, n, o); };
-    anyTokens<Format, 1>(group, 0, xs, tokenCount, blocks, out, vectors);
-}
-template <typename Format, DType dtype>
-INFERLENS_AMX void twoGroups(const std::byte* group, int64_t groupBytes,
-                             const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
-                             float* out) {
-    static const PackedPairTile vectors = packedPairTile(dtype, CpuKernels::Avx512);
-    anyTokens<Format, 2>(group, groupBytes, xs, tokenCount, blocks, out, vectors);
-}
-template <typename Format, DType dtype>
-constexpr AmxTiles tilesOf() {
-    return {oneGroup<Format, dtype>, twoGroups<Format, dtype>};
+    if (loadedG != 0)
+        _tile_release();
 }
 
 }  // namespace inferlens::amx

@@ -8,7 +8,12 @@
 // bytes of the unit (A) by them into int32 dot products. Those are the AVX-512 tiles' exact
 // integer dots; then, per (row, token) and unit, in order, the same float steps as those tiles
 // (acc ← fma(d · xScale, float(dot), acc), and the K types' minimum term) — so a prefill on tiles
-// equals token-by-token decoding (AVX-512 tile) bit for bit. The pipeline: amx_pipeline.h.
+// equals token-by-token decoding (AVX-512 tile) bit for bit. They run whole row ranges
+// (PackedRowsTile): the activations of a block of tokens are laid out once for all the groups
+// rather than copied into A for every unit of every group, and the results land token by token
+// (one core, 2048 × 2048, 64 tokens: Q8_0 490 → 470–580 Gop/s, Q4_0 490 → 580–645, Q4_K 412 →
+// 510, Q5_K 403 → 477; the float step after each unit's tiles is what bounds them now). The
+// pipeline: amx_pipeline.h.
 //
 // Only valid once cpuSupports(CpuKernels::Amx) has said yes (it asks the kernel for the tiles).
 
@@ -25,14 +30,10 @@ struct alignas(64) TileConfig {
     uint8_t rows[16] = {};
 };
 
-// A type's AMX tiles: one group, and two adjacent groups (16 rows) in one B tile of 16 lanes —
-// twice the products per instruction, and each unit's activations copied once for both groups.
-struct AmxTiles {
-    PackedTile oneGroup;
-    PackedPairTile twoGroups;
-};
-// nullptr for the types without AMX tiles (they run their AVX-512 tiles).
-const AmxTiles* amxLegacyTiles(DType dtype);  // Q8_0, Q4_0 (amx_legacy_quants.cpp)
-const AmxTiles* amxKTiles(DType dtype);       // Q4_K, Q5_K (amx_k_quants.cpp)
+// A type's AMX rows product: two adjacent groups (16 rows) at a time in one B tile of 16 lanes —
+// twice the products per instruction of one group —, a last odd group alone. nullptr for the
+// types without AMX tiles (they run their AVX-512 tiles).
+PackedRowsTile amxLegacyRows(DType dtype);  // Q8_0, Q4_0 (amx_legacy_quants.cpp)
+PackedRowsTile amxKRows(DType dtype);       // Q4_K, Q5_K (amx_k_quants.cpp)
 
 }  // namespace inferlens

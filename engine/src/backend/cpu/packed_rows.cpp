@@ -21,40 +21,30 @@ const PackedFormat* packedFormat(DType dtype) {
     return legacy != nullptr ? legacy : packedKFormat(dtype);
 }
 
-// The AMX tiles of `dtype` (nullptr for the types without: they run their AVX-512 tiles), when
-// the process has the tiles' permission, which cpuSupports asks for.
-const AmxTiles* amxTiles(DType dtype) {
-    if (!cpuSupports(CpuKernels::Amx))
-        return nullptr;
-    const AmxTiles* legacy = amxLegacyTiles(dtype);
-    return legacy != nullptr ? legacy : amxKTiles(dtype);
-}
-
 }  // namespace
 
+// Amx is Avx512 plus, for a prefill of some types, the AMX rows product: the one-group and pair
+// tiles are the AVX-512 ones.
 PackedTile packedTile(DType dtype, CpuKernels kernels) {
     const PackedFormat* format = packedFormat(dtype);
     if (format == nullptr)
         return nullptr;
-    // Amx is Avx512 plus tiles for some types: those run their AMX tile, the others their
-    // AVX-512 one.
-    if (kernels == CpuKernels::Amx) {
-        const AmxTiles* amx = amxTiles(dtype);
-        return amx != nullptr ? amx->oneGroup : format->tile(CpuKernels::Avx512);
-    }
-    return format->tile(kernels);
+    return format->tile(kernels == CpuKernels::Amx ? CpuKernels::Avx512 : kernels);
 }
 
 PackedPairTile packedPairTile(DType dtype, CpuKernels kernels) {
     const PackedFormat* format = packedFormat(dtype);
     if (format == nullptr || format->pairTile == nullptr)
         return nullptr;
-    // The types AMX runs take their AMX pair tile; the others the AVX-512 pair.
-    if (kernels == CpuKernels::Amx) {
-        const AmxTiles* amx = amxTiles(dtype);
-        return amx != nullptr ? amx->twoGroups : format->pairTile(CpuKernels::Avx512);
-    }
-    return format->pairTile(kernels);
+    return format->pairTile(kernels == CpuKernels::Amx ? CpuKernels::Avx512 : kernels);
+}
+
+// Only when the process has the tiles' permission, which cpuSupports asks for.
+PackedRowsTile packedRowsTile(DType dtype, CpuKernels kernels) {
+    if (kernels != CpuKernels::Amx || !cpuSupports(CpuKernels::Amx))
+        return nullptr;
+    const PackedRowsTile legacy = amxLegacyRows(dtype);
+    return legacy != nullptr ? legacy : amxKRows(dtype);
 }
 
 bool packs(DType dtype, CpuKernels kernels) {

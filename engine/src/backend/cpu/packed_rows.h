@@ -69,14 +69,23 @@ using PackedTile = void (*)(const std::byte* group, const QuantizedActivations* 
                             int tokenCount, int64_t blocks, float* out);
 PackedTile packedTile(DType dtype, CpuKernels kernels);
 // The same for two adjacent groups (16 rows, the second `groupBytes` after the first) at once:
-// out[r · tokenCount + t] for r < 16. The AVX-512 tiles in 512-bit registers (packed_lanes.h), and
-// the AMX tiles of 16 lanes (amx_tiles.h): the numbers of two one-group tiles, bit for bit, in
-// half the instructions and loads per row, which is what bounds a prefill's one-group tile.
-// nullptr where the kernel set has none (AVX2).
+// out[r · tokenCount + t] for r < 16. The AVX-512 tiles in 512-bit registers (packed_lanes.h): the
+// numbers of two one-group tiles, bit for bit, in half the instructions and loads per row, which
+// is what bounds a prefill's one-group tile. nullptr where the kernel set has none (AVX2).
 using PackedPairTile = void (*)(const std::byte* group, int64_t groupBytes,
                                 const QuantizedActivations* const* xs, int tokenCount,
                                 int64_t blocks, float* out);
 PackedPairTile packedPairTile(DType dtype, CpuKernels kernels);
+// Products of the rows [0, rowCount) of the packed groups from `firstGroup` on (the last group may
+// be padded) with any number of tokens' activations: y[t · yStride + r], rows past rowCount left
+// alone. The AMX tiles (amx_tiles.h), the same numbers as the tiles above: a prefill's, for a row
+// range at once, since they lay the tokens' activations out once for all its groups. nullptr
+// where the kernel set or the type has none (the tiles above run a prefill then); the amx set's
+// packedTile and packedPairTile are the AVX-512 ones (decoding, and the few tokens of a prefill).
+using PackedRowsTile = void (*)(const std::byte* firstGroup, int64_t groupBytes, int64_t rowCount,
+                                const QuantizedActivations* const* xs, int tokenCount,
+                                int64_t blocks, float* y, int64_t yStride);
+PackedRowsTile packedRowsTile(DType dtype, CpuKernels kernels);
 // Bytes of one packed group of `matrix` (its blocks per row × the packed block size).
 int64_t packedGroupBytes(const TensorView& matrix);
 

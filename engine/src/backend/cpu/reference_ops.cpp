@@ -116,22 +116,36 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             xs[size_t(t)] = &quantized[size_t(t)];
         const int64_t blocks = columns / kQuantBlockElements;
         if (weight.packed != nullptr) {
+            // Threads take whole pairs of groups where a pair tile runs them, unless that leaves
+            // too few parts to go round (a small matrix on many threads): then single groups,
+            // paired within each thread's range.
+            const int threads = pool != nullptr ? pool->size() : 1;
+            const auto rowsPerPart = [&](bool pairs) {
+                return (pairs && weight.rows() >= int64_t(4) * kPackedRows * threads ? 2 : 1) *
+                       kPackedRows;
+            };
+            const int64_t groupBytes = packedGroupBytes(weight);
+            if (const PackedRowsTile rowsTile = packedRowsTile(weight.dtype, kernels);
+                rowsTile != nullptr && tokens > 1) {
+                forRows(weight.rows(), rowsPerPart(true), work, pool,
+                        [&](int64_t begin, int64_t end) {
+                            rowsTile(weight.packed + begin / kPackedRows * groupBytes, groupBytes,
+                                     end - begin, xs.data(), int(tokens),
+                                     columns / dtypeInfo(weight.dtype).blockElements,
+                                     y.data() + begin, weight.rows());
+                        });
+                return;
+            }
             const PackedTile tile = packedTile(weight.dtype, kernels);
             // Decoding (one token) stays on one group at a time: there the pair tile measured
             // no faster, slower for the Q5 types and Q6_K (bench_packed_products), and one
             // stream of weights is what this machine's prefetchers follow best.
             const PackedPairTile pairTile =
                 tokens > 1 ? packedPairTile(weight.dtype, kernels) : nullptr;
-            // Threads take whole pairs of groups where the pair tile runs them, unless that
-            // leaves too few parts to go round (a small matrix on many threads): then single
-            // groups, paired within each thread's range.
-            const int threads = pool != nullptr ? pool->size() : 1;
-            const bool pairParts =
-                pairTile != nullptr && weight.rows() >= int64_t(4) * kPackedRows * threads;
-            const int64_t rowsPerPart = (pairParts ? 2 : 1) * kPackedRows;
-            forRows(weight.rows(), rowsPerPart, work, pool, [&](int64_t begin, int64_t end) {
-                packedProductRows(weight, tile, pairTile, xs, y, begin, end);
-            });
+            forRows(weight.rows(), rowsPerPart(pairTile != nullptr), work, pool,
+                    [&](int64_t begin, int64_t end) {
+                        packedProductRows(weight, tile, pairTile, xs, y, begin, end);
+                    });
             return;
         }
         const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
