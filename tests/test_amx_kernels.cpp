@@ -1,11 +1,11 @@
 // The AMX INT8 tiles (amx_tiles.h) against the AVX-512 tiles they stand in for: on random packed
-// Q8_0, Q4_0, Q4_K and Q5_K matrices, for 1…100 tokens, row ranges of one group, two, and a pair
-// and one, padded or not, the same floats bit for bit (the tiles only change how the exact integer
-// block sums are formed), written token by token and no row past the range; and a prefill through
-// the engine's products (threads taking row ranges) equal to its tokens one by one —
-// what the chat cache reuse and the sliding-window tests rely on. Also: INFERLENS_CPU_KERNELS
-// honoured for every set, amx included, and a set the machine lacks falling back with a message.
-// Skipped, naming what is missing, where the CPU or the kernel has no AMX.
+// Q8_0, Q4_0, Q4_K, Q5_K and Q6_K matrices, for 1…100 tokens, row ranges of one group, two, and a
+// pair and one, padded or not, the same floats bit for bit (the tiles only change how the exact
+// integer block sums are formed), written token by token and no row past the range; and a prefill
+// through the engine's products (threads taking row ranges) equal to its tokens one by one — what
+// the chat cache reuse and the sliding-window tests rely on. Also: INFERLENS_CPU_KERNELS honoured
+// for every set, amx included, and a set the machine lacks falling back with a message. Skipped,
+// naming what is missing, where the CPU or the kernel has no AMX.
 
 #include <QProcess>
 #include <QTest>
@@ -58,7 +58,7 @@ struct Matrix {
     PackedBuffer packed;
 };
 
-constexpr DType kAmxTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K};
+constexpr DType kAmxTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
 // `rows` rows (21: three groups, the last one padded) × 7 blocks (of 32 values, or of 256 for the
 // K types).

@@ -22,7 +22,10 @@ using namespace amx;
 template <bool isQ8>
 struct LegacyUnits {
     static constexpr bool kSignedWeights = true;
+    static constexpr int kUnitValues = 32;
     static constexpr int kUnitsPerBlock = 1;
+    static int64_t activationBlock(int64_t unit) { return unit; }
+    static int activationOffset(int64_t) { return 0; }
     static constexpr int64_t kBlockBytes = isQ8 ? 16 + 8 * kChunkBytes : 16 + 4 * kChunkBytes;
 
     template <int G>

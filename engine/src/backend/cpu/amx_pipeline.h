@@ -1,18 +1,21 @@
 #pragma once
 // The AMX INT8 pipeline that the packed formats' AMX tiles share (amx_tiles.h): a format says how
-// one 32-value unit of a group's row — a Q8_0/Q4_0 block, a sub-block of a Q4_K super-block —
-// becomes a B tile of signed or unsigned bytes, and what float step follows the unit's integer
-// dots; the pipeline lays a block of tokens' activations out once for all the groups of the rows
-// it runs (so that an A tile is one load, and a unit's token scales are side by side), runs the
-// tiles, interleaves the stages and writes the results where the product wants them.
+// one unit of a group's row — a Q8_0/Q4_0 block, a sub-block of a Q4_K super-block, half a
+// sub-block of Q6_K — becomes a B tile of signed or unsigned bytes, and what float step follows the
+// unit's integer dots; the pipeline lays a block of tokens' activations out once for all the groups
+// of the rows it runs (so that an A tile is one load, and a unit's token scales are side by side),
+// runs the tiles, interleaves the stages and writes the results where the product wants them.
 //
 // A Format provides
 //   static constexpr bool kSignedWeights;   B as int8 (TDPBSSD) or uint8 (TDPBSUD)
-//   static constexpr int kUnitsPerBlock;    units in one of the format's blocks (1 or 8)
+//   static constexpr int kUnitValues;       values in a unit: 32, or 16 (Q6_K's scale groups)
+//   static constexpr int kUnitsPerBlock;    units in one of the format's blocks (1, 8 or 16)
+//   static int64_t activationBlock(int64_t unit), static int activationOffset(int64_t unit);
+//       where the unit's activations are: block (of 32 values) and the offset in it
 //   template <int G> static void prepareWeights(const std::byte* group, int64_t groupBytes,
 //                                               int64_t unit, int8_t* b);
-//       B for unit `unit` of G groups: row k (of 8) holds chunk k of each group side by side,
-//       lane j of a group = row j's values 4k … 4k + 3 of the unit
+//       B for unit `unit` of G groups: row k (of kUnitValues / 4) holds chunk k of each group side
+//       by side, lane j of a group = row j's values 4k … 4k + 3 of the unit
 //   template <int G, int M> static void accumulate(const std::byte* group, int64_t groupBytes,
 //                                                  const PassActivations& x, int64_t unit,
 //                                                  const int32_t* c, __m512* acc);
@@ -43,12 +46,14 @@ constexpr int kPassTokens = 2 * kTileTokens;  // tokens per pass over the group(
 // token block the AVX-512 products use too).
 constexpr int kBlockPasses = 2;
 constexpr int kChunkBytes = 32;  // a packed chunk: 8 lanes of 4 bytes (a group's part of B's row)
-constexpr int kUnitBytes = kPassTokens * kQuantBlockElements;  // a pass's activations of one unit
+// A pass's activations of one block of 32 values.
+constexpr int kUnitBytes = kPassTokens * kQuantBlockElements;
 
 // A pass's activations as the tiles read them, laid out once for every group of a product: the
-// bytes of unit u, token by token, at values + u · kUnitBytes (an A tile's 16 rows, 32 bytes
-// apart, in one load), and the tokens' scales and scaled sums of unit u side by side at
-// scales + u · kPassTokens and scaledSums + u · kPassTokens. Past the pass's tokens: zeros.
+// bytes of activation block i (32 values), token by token, at values + i · kUnitBytes (an A
+// tile's 16 rows, 32 bytes apart, in one load), and the tokens' scales and scaled sums of block i
+// side by side at scales + i · kPassTokens and scaledSums + i · kPassTokens. Past the pass's
+// tokens: zeros.
 struct PassActivations {
     const int8_t* values;
     const float* scales;
@@ -64,27 +69,28 @@ struct PassStorage {
     std::vector<float> scales, scaledSums;
 };
 
-// count ≤ kPassTokens tokens xs[0 … count) laid out over `units` units into `storage`.
+// count ≤ kPassTokens tokens xs[0 … count) laid out over `blocks` activation blocks into
+// `storage`.
 INFERLENS_AMX inline PassActivations layOut(const QuantizedActivations* const* xs, int count,
-                                            int64_t units, PassStorage& storage) {
-    storage.values.resize(size_t(units * kUnitBytes / 64));
-    storage.scales.assign(size_t(units * kPassTokens), 0.0f);
-    storage.scaledSums.assign(size_t(units * kPassTokens), 0.0f);
+                                            int64_t blocks, PassStorage& storage) {
+    storage.values.resize(size_t(blocks * kUnitBytes / 64));
+    storage.scales.assign(size_t(blocks * kPassTokens), 0.0f);
+    storage.scaledSums.assign(size_t(blocks * kPassTokens), 0.0f);
     auto* values = reinterpret_cast<int8_t*>(storage.values.data());
     for (int t = 0; t < count; ++t) {
         const QuantizedActivations& x = *xs[t];
-        for (int64_t u = 0; u < units; ++u) {
+        for (int64_t i = 0; i < blocks; ++i) {
             _mm256_store_si256(
-                reinterpret_cast<__m256i*>(values + u * kUnitBytes + t * kQuantBlockElements),
+                reinterpret_cast<__m256i*>(values + i * kUnitBytes + t * kQuantBlockElements),
                 _mm256_loadu_si256(
-                    reinterpret_cast<const __m256i*>(x.values.data() + u * kQuantBlockElements)));
-            storage.scales[size_t(u * kPassTokens + t)] = x.scales[size_t(u)];
-            storage.scaledSums[size_t(u * kPassTokens + t)] = x.scaledSums[size_t(u)];
+                    reinterpret_cast<const __m256i*>(x.values.data() + i * kQuantBlockElements)));
+            storage.scales[size_t(i * kPassTokens + t)] = x.scales[size_t(i)];
+            storage.scaledSums[size_t(i * kPassTokens + t)] = x.scaledSums[size_t(i)];
         }
     }
     if (count < kPassTokens)
-        for (int64_t u = 0; u < units; ++u)
-            std::memset(values + u * kUnitBytes + count * kQuantBlockElements, 0,
+        for (int64_t i = 0; i < blocks; ++i)
+            std::memset(values + i * kUnitBytes + count * kQuantBlockElements, 0,
                         size_t((kPassTokens - count) * kQuantBlockElements));
     return {values, storage.scales.data(), storage.scaledSums.data()};
 }
@@ -115,16 +121,16 @@ INFERLENS_AMX inline __m512 rowHalves(const std::byte* at, int64_t groupBytes) {
         G == 1 ? first : _mm_loadu_si128(reinterpret_cast<const __m128i*>(at + groupBytes));
     return _mm512_cvtph_ps(_mm256_inserti128_si256(_mm256_castsi128_si256(first), second, 1));
 }
-// The same for 8 unsigned bytes a group.
-template <int G>
-INFERLENS_AMX inline __m512 rowUnsignedBytes(const std::byte* at, int64_t groupBytes) {
+// The same for 8 bytes a group, unsigned or signed.
+template <int G, bool isSigned = false>
+INFERLENS_AMX inline __m512 rowBytes(const std::byte* at, int64_t groupBytes) {
     const auto eight = [](const std::byte* p) {
         int64_t word;
         std::memcpy(&word, p, 8);
         return word;
     };
     const __m128i both = _mm_set_epi64x(G == 1 ? eight(at) : eight(at + groupBytes), eight(at));
-    return _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(both));
+    return _mm512_cvtepi32_ps(isSigned ? _mm512_cvtepi8_epi32(both) : _mm512_cvtepu8_epi32(both));
 }
 
 // G groups' 32-byte chunk at `at` (the second group's `groupBytes` on), side by side.
@@ -151,7 +157,7 @@ INFERLENS_AMX inline void storeWeightRow(int8_t* to, __m512i row) {
 // groups' chunks side by side, 8 · G lanes — in tmm6 (tile set 0) or tmm7 (set 1), into C = tmm0,
 // tmm1 (set 0) or tmm2, tmm3 (set 1), where C[token][lane] = Σ_k A[token][k] · B[k / 4][4 · lane
 // + k % 4]; two sets, so that two units are in flight.
-template <int G>
+template <int G, int unitValues>
 TileConfig unitConfig() {
     TileConfig config;
     for (int tile = 0; tile < 4; ++tile) {
@@ -159,11 +165,11 @@ TileConfig unitConfig() {
         config.bytesPerRow[tile] = uint16_t(G * kPackedRows * 4);
     }
     for (const int tile : {4, 5}) {
-        config.rows[tile] = kTileTokens;  // A: a token's 32 activation bytes
-        config.bytesPerRow[tile] = kQuantBlockElements;
+        config.rows[tile] = kTileTokens;  // A: a token's activation bytes of the unit
+        config.bytesPerRow[tile] = unitValues;
     }
     for (const int tile : {6, 7}) {
-        config.rows[tile] = kQuantBlockElements / 4;  // B: the unit's 8 chunks
+        config.rows[tile] = unitValues / 4;  // B: the unit's chunks
         config.bytesPerRow[tile] = uint16_t(G * kChunkBytes);
     }
     return config;
@@ -185,8 +191,8 @@ struct WeightTile {
             _tile_dpbsud(c, a, b);                    \
     } while (false)
 
-// A unit's products on tile set 0 or 1 (above) of its activations `a` (kUnitBytes at
-// PassActivations::values), for the first 16 tokens and, when M is more, the next ones.
+// A unit's products on tile set 0 or 1 (above) of its activations `a` (in PassActivations::values,
+// a token's 32 bytes apart), for the first 16 tokens and, when M is more, the next ones.
 template <bool kSigned, int set, int M, int G>
 INFERLENS_AMX inline void multiply(const int8_t* a, const WeightTile<G>& weights) {
     constexpr bool two = M > kTileTokens;
@@ -256,7 +262,8 @@ INFERLENS_AMX void passOfTokens(const std::byte* group, int64_t groupBytes,
             Format::template prepareWeights<G>(group, groupBytes, j,
                                                weights[j % (kMultiply + 1)].b);
         if (const int64_t u = j - kMultiply; u >= 0 && u < units) {
-            const int8_t* a = x.values + u * kUnitBytes;
+            const int8_t* a =
+                x.values + Format::activationBlock(u) * kUnitBytes + Format::activationOffset(u);
             if (u % 2 == 0)
                 multiply<kSigned, 0, M>(a, weights[u % (kMultiply + 1)]);
             else
@@ -329,8 +336,11 @@ INFERLENS_AMX void rowsProduct(const std::byte* firstGroup, int64_t groupBytes, 
                                const QuantizedActivations* const* xs, int tokenCount,
                                int64_t blocks, float* y, int64_t yStride) {
     thread_local std::array<PassStorage, kBlockPasses> storage;
-    static const std::array<TileConfig, 2> configs = {unitConfig<1>(), unitConfig<2>()};
+    constexpr int kValues = Format::kUnitValues;
+    static const std::array<TileConfig, 2> configs = {unitConfig<1, kValues>(),
+                                                      unitConfig<2, kValues>()};
     const int64_t units = blocks * Format::kUnitsPerBlock;
+    const int64_t activationBlocks = units * kValues / kQuantBlockElements;
     const int64_t groups = (rowCount + kPackedRows - 1) / kPackedRows;
     int loadedG = 0;  // the tile configuration loaded: 0 none yet, else its G
     for (int first = 0; first < tokenCount; first += kBlockPasses * kPassTokens) {
@@ -339,8 +349,8 @@ INFERLENS_AMX void rowsProduct(const std::byte* firstGroup, int64_t groupBytes, 
         for (int i = 0; i < kBlockPasses; ++i) {
             counts[size_t(i)] = std::clamp(tokenCount - first - i * kPassTokens, 0, kPassTokens);
             if (counts[size_t(i)] >= kMinTileTokens)
-                passes[size_t(i)] = layOut(xs + first + i * kPassTokens, counts[size_t(i)], units,
-                                           storage[size_t(i)]);
+                passes[size_t(i)] = layOut(xs + first + i * kPassTokens, counts[size_t(i)],
+                                           activationBlocks, storage[size_t(i)]);
         }
         for (int64_t g = 0; g < groups;) {
             const int G = groups - g >= 2 ? 2 : 1;
