@@ -334,15 +334,18 @@ class TestCpuKernels : public QObject {
     }
 
     // Attention's weighted sums of value rows (strided, as in the KV cache) against double
-    // precision, for head sizes that leave every tail after the vector passes.
+    // precision, for head sizes that leave every tail after the vector passes; and up to 7 weight
+    // vectors at once (a group's heads) giving each vector's floats alone, bit for bit.
     void weightedSumsAgreeWithDoublePrecision() {
+        constexpr int kVectors = 7;
         for (const CpuKernels kernels : availableKernels())
             for (const int64_t n : {1, 7, 16, 33, 64, 100, 128}) {
-                const int64_t rows = 37, stride = n + 5;
+                const int64_t rows = 37, stride = n + 5, weightStride = rows + 2;
                 const auto values = randomValues(rows * stride, 1.0f, uint32_t(n));
-                const auto weights = randomValues(rows, 0.3f, uint32_t(n) + 1);
+                const auto weights = randomValues(kVectors * weightStride, 0.3f, uint32_t(n) + 1);
                 std::vector<float> out(static_cast<size_t>(n), NAN);
-                weightedSum(kernels)(weights.data(), rows, values.data(), stride, n, out.data());
+                weightedSums(kernels)(weights.data(), weightStride, 1, rows, values.data(), stride,
+                                      n, out.data(), n);
                 for (int64_t d = 0; d < n; ++d) {
                     double exact = 0, magnitude = 0;
                     for (int64_t r = 0; r < rows; ++r) {
@@ -357,6 +360,27 @@ class TestCpuKernels : public QObject {
                                             .arg(d)
                                             .arg(out[size_t(d)])
                                             .arg(exact)));
+                }
+                for (int count = 2; count <= kVectors; ++count) {
+                    const int64_t outStride = n + 3;
+                    std::vector<float> together(size_t(count * outStride), -1.0f);
+                    weightedSums(kernels)(weights.data(), weightStride, count, rows, values.data(),
+                                          stride, n, together.data(), outStride);
+                    for (int v = 0; v < count; ++v) {
+                        std::vector<float> alone(static_cast<size_t>(n));
+                        weightedSums(kernels)(weights.data() + v * weightStride, weightStride, 1,
+                                              rows, values.data(), stride, n, alone.data(), n);
+                        QVERIFY2(std::memcmp(alone.data(), together.data() + v * outStride,
+                                             size_t(n) * sizeof(float)) == 0,
+                                 qPrintable(QString("%1 n=%2: vector %3 of %4")
+                                                .arg(cpuKernelsName(kernels))
+                                                .arg(n)
+                                                .arg(v)
+                                                .arg(count)));
+                        // Past each vector's n outputs nothing is written.
+                        if (v + 1 < count)
+                            QCOMPARE(together[size_t(v * outStride + n)], -1.0f);
+                    }
                 }
             }
     }

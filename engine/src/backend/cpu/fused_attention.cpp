@@ -20,18 +20,20 @@ constexpr int64_t kQueryBlock = 16;  // query rows that share each key block's l
 
 // One thread's buffers, for a block of query rows times the heads of a group.
 struct Running {
-    Running(size_t vectors, int64_t headDim)
+    Running(size_t vectors, int64_t headsPerGroup, int64_t headDim)
         : scores(vectors * kKeyBlock),
           maximum(vectors),
           sum(vectors),
           accumulated(vectors * size_t(headDim)),
-          partial(size_t(headDim)),
+          partial(size_t(headsPerGroup * headDim)),
+          weighted(size_t(headsPerGroup)),
           keyBlock(size_t(kKeyBlock * headDim)),
           valueBlock(size_t(kKeyBlock * headDim)) {}
     std::vector<float> scores;  // [vectors, kKeyBlock]
     std::vector<float> maximum, sum;
     std::vector<float> accumulated;  // [vectors, headDim]
-    std::vector<float> partial;      // [headDim]
+    std::vector<float> partial;      // [headsPerGroup, headDim]: one query row's block sums
+    std::vector<char> weighted;      // [headsPerGroup]: whether a head of the row sees the block
     // A block of f16 or int8 rows of one group, decoded: [kKeyBlock, headDim].
     std::vector<float> keyBlock, valueBlock;
 };
@@ -79,7 +81,7 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
     const int64_t headsPerGroup = layout.headCount / layout.kvHeadCount;
     const int64_t queryWidth = layout.headCount * headDim;
     const FloatTile tile = floatTile(DType::F32, cpuKernels());
-    const WeightedSum weighted = weightedSum(cpuKernels());
+    const WeightedSums weightedSumsOf = weightedSums(cpuKernels());
     const int64_t rowBlocks = (count + kQueryBlock - 1) / kQueryBlock;
     const int64_t items = layout.kvHeadCount * rowBlocks;
     // Below this many multiply-adds the hand-off to other threads costs more than it saves.
@@ -92,7 +94,7 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
     // takes the next set.
     const auto vectorsAtMost = size_t(std::min(kQueryBlock, count) * headsPerGroup);
     std::vector<Running> buffers(parallel ? size_t(pool->size()) : 1,
-                                 Running(vectorsAtMost, headDim));
+                                 Running(vectorsAtMost, headsPerGroup, headDim));
     std::atomic<size_t> nextBuffers{0};
 
     const auto run = [&](int64_t firstItem, int64_t lastItem) {
@@ -130,35 +132,60 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
                     scoreKeys(tile, xs, tokens, keyRows, keyStride, keysHere, headDim, layout.scale,
                               r.scores.data() + v0 * kKeyBlock, kKeyBlock);
                 }
-                for (int64_t v = 0; v < vectors; ++v) {
-                    // Causal: row v / headsPerGroup sees keys up to its own row.
-                    const int64_t position = firstRow + row0 + v / headsPerGroup;
+                for (int64_t row = 0; row < rows; ++row) {
+                    // Causal: the row sees keys up to its own position.
+                    const int64_t position = firstRow + row0 + row;
                     const int64_t visible = std::min(keysHere, position - key0 + 1);
                     if (visible <= 0)
                         continue;
-                    float* scores = r.scores.data() + v * kKeyBlock;
-                    float* accumulated = r.accumulated.data() + v * headDim;
-                    maskOutsideWindow(layout, position, key0, visible, scores);
-                    const float blockMax = *std::max_element(scores, scores + visible);
-                    if (blockMax == -std::numeric_limits<float>::infinity())
-                        continue;  // a block the window hides entirely
-                    if (blockMax > r.maximum[size_t(v)]) {
-                        // exp(−∞) = 0 clears the (empty) sums on the first block.
-                        const float rescale = std::exp(r.maximum[size_t(v)] - blockMax);
-                        r.sum[size_t(v)] *= rescale;
-                        for (int64_t d = 0; d < headDim; ++d)
-                            accumulated[d] *= rescale;
-                        r.maximum[size_t(v)] = blockMax;
+                    for (int64_t head = 0; head < headsPerGroup; ++head) {
+                        const int64_t v = row * headsPerGroup + head;
+                        float* scores = r.scores.data() + v * kKeyBlock;
+                        float* accumulated = r.accumulated.data() + v * headDim;
+                        maskOutsideWindow(layout, position, key0, visible, scores);
+                        const float blockMax = *std::max_element(scores, scores + visible);
+                        // A block the window hides entirely adds nothing.
+                        r.weighted[size_t(head)] =
+                            blockMax != -std::numeric_limits<float>::infinity();
+                        if (!r.weighted[size_t(head)])
+                            continue;
+                        if (blockMax > r.maximum[size_t(v)]) {
+                            // exp(−∞) = 0 clears the (empty) sums on the first block.
+                            const float rescale = std::exp(r.maximum[size_t(v)] - blockMax);
+                            r.sum[size_t(v)] *= rescale;
+                            for (int64_t d = 0; d < headDim; ++d)
+                                accumulated[d] *= rescale;
+                            r.maximum[size_t(v)] = blockMax;
+                        }
+                        float blockSum = 0;
+                        for (int64_t j = 0; j < visible; ++j) {
+                            scores[j] = std::exp(scores[j] - r.maximum[size_t(v)]);
+                            blockSum += scores[j];
+                        }
+                        r.sum[size_t(v)] += blockSum;
                     }
-                    float blockSum = 0;
-                    for (int64_t j = 0; j < visible; ++j) {
-                        scores[j] = std::exp(scores[j] - r.maximum[size_t(v)]);
-                        blockSum += scores[j];
+                    // The row's heads share the value rows: their weighted sums at once, a run
+                    // of heads that see the block at a time.
+                    for (int64_t head = 0; head < headsPerGroup;) {
+                        int64_t end = head;
+                        while (end < headsPerGroup && r.weighted[size_t(end)])
+                            ++end;
+                        if (end == head) {
+                            ++head;
+                            continue;
+                        }
+                        const int64_t v = row * headsPerGroup + head;
+                        weightedSumsOf(r.scores.data() + v * kKeyBlock, kKeyBlock, int(end - head),
+                                       visible, valueRows, valueStride, headDim,
+                                       r.partial.data() + head * headDim, headDim);
+                        for (; head < end; ++head) {
+                            float* accumulated =
+                                r.accumulated.data() + (row * headsPerGroup + head) * headDim;
+                            const float* partial = r.partial.data() + head * headDim;
+                            for (int64_t d = 0; d < headDim; ++d)
+                                accumulated[d] += partial[d];
+                        }
                     }
-                    r.sum[size_t(v)] += blockSum;
-                    weighted(scores, visible, valueRows, valueStride, headDim, r.partial.data());
-                    for (int64_t d = 0; d < headDim; ++d)
-                        accumulated[d] += r.partial[size_t(d)];
                 }
             }
             for (int64_t v = 0; v < vectors; ++v) {

@@ -43,11 +43,14 @@ FloatTile floatTile(DType dtype, CpuKernels kernels);        // F32, F16 or BF16
 BlockTile legacyQuantTile(DType dtype, CpuKernels kernels);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
 BlockTile kQuantTile(DType dtype, CpuKernels kernels);       // Q4_K, Q5_K, Q6_K
 
-// out[d] = Σ_r weights[r] · row_r[d] for d < n, rows `stride` floats apart from `first`
-// (attention's weighted sum of the cached values; kernels_weighted_sum.cpp).
-using WeightedSum = void (*)(const float* weights, int64_t rowCount, const float* first,
-                             int64_t stride, int64_t n, float* out);
-WeightedSum weightedSum(CpuKernels kernels);
+// out[v · outStride + d] = Σ_r weights[v · weightStride + r] · row_r[d] for v < count, d < n, rows
+// `stride` floats apart from `first` (attention's weighted sums of the cached values, for the
+// heads that share them; kernels_weighted_sum.cpp). A vector's sums are the same floats whatever
+// `count`: taken together, vectors share the rows' loads and keep more sums in flight.
+using WeightedSums = void (*)(const float* weights, int64_t weightStride, int count,
+                              int64_t rowCount, const float* first, int64_t stride, int64_t n,
+                              float* out, int64_t outStride);
+WeightedSums weightedSums(CpuKernels kernels);
 
 // Any block type's tile.
 inline BlockTile blockTile(DType dtype, CpuKernels kernels) {

@@ -66,14 +66,14 @@ void attentionProbabilities(const AttentionLayout& layout, std::span<const float
 void weightedValues(const AttentionLayout& layout, std::span<const float> weights, int64_t keyCount,
                     const float* values, std::span<float> out, ThreadPool* pool) {
     const int64_t headsPerGroup = layout.headCount / layout.kvHeadCount;
-    const WeightedSum sumValues = weightedSum(cpuKernels());
+    const WeightedSums sumValues = weightedSums(cpuKernels());
     overGroups(layout, keyCount, pool, [&](int64_t firstGroup, int64_t lastGroup) {
-        for (int64_t g = firstGroup; g < lastGroup; ++g)
-            for (int64_t i = 0; i < headsPerGroup; ++i) {
-                const int64_t h = g * headsPerGroup + i;
-                sumValues(weights.data() + h * keyCount, keyCount, values + g * layout.headDim,
-                          layout.kvRowWidth, layout.headDim, out.data() + h * layout.headDim);
-            }
+        for (int64_t g = firstGroup; g < lastGroup; ++g) {
+            const int64_t h = g * headsPerGroup;  // the group's heads share its values
+            sumValues(weights.data() + h * keyCount, keyCount, int(headsPerGroup), keyCount,
+                      values + g * layout.headDim, layout.kvRowWidth, layout.headDim,
+                      out.data() + h * layout.headDim, layout.headDim);
+        }
     });
 }
 
