@@ -131,6 +131,8 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, int64_t, const QuantizedActi
         acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedBytes<fifth>;
+        if constexpr (T == 1)
+            prefetchForDecode(block, kPackedBytes<fifth>);
         alignas(32) float scale[8][8], offset[8][8];
         subBlockFactors(block, scale, offset);
         const auto* nibbles = reinterpret_cast<const __m256i*>(block + packedNibblesAt(fifth));
@@ -190,6 +192,8 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
     const Ints mask4 = W::everyByte(0x0f);
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedBytes<fifth>;
+        if constexpr (T == 1)
+            prefetchForDecode(block, kPackedBytes<fifth>);
         alignas(64) float scale[8][W::kRows], offset[8][W::kRows];
         const Floats d = W::halves(block, groupBytes);
         const Floats negativeDmin = W::negate(W::halves(block + 16, groupBytes));
@@ -263,6 +267,8 @@ INFERLENS_AVX2 void q6kAvx2(const std::byte* group, int64_t, const QuantizedActi
         acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedQ6_KBytes;
+        if constexpr (T == 1)
+            prefetchForDecode(block, kPackedQ6_KBytes);
         const __m256 d = GroupLanes::halves(block, 0);
 #pragma GCC unroll 2
         for (int h = 0; h < 2; ++h) {
@@ -333,6 +339,8 @@ INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
     const Ints mask4 = W::everyByte(0x0f), mask2 = W::everyByte(3);
     for (int64_t b = 0; b < blocks; ++b) {
         const std::byte* block = group + b * kPackedQ6_KBytes;
+        if constexpr (T == 1)
+            prefetchForDecode(block, kPackedQ6_KBytes);
         const Floats d = W::halves(block, groupBytes);
         alignas(64) float scale[16][W::kRows];
 #pragma GCC unroll 16
