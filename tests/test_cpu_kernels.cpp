@@ -22,6 +22,7 @@
 #include "backend/cpu/thread_pool.h"
 #include "core/block_formats.h"
 #include "core/dtype_codec.h"
+#include "core/half.h"
 #include "io/mapped_file.h"
 #include "support/random_blocks.h"
 #include "support/test_models.h"
@@ -51,6 +52,67 @@ std::vector<std::byte> encoded(DType dtype, const std::vector<float>& values) {
 constexpr DType kBlockTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0,
                                  DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
+// Random rows of a float type and random activations for the float tiles, and the check of a
+// tile's results against the double-precision product of the decoded rows with `x`, in tiles of
+// every shape up to 4 rows × 4 tokens, one past it (the kernel splits it), and a caller's block of
+// many tokens, which each kernel set runs in its own register tiles.
+struct TileProblem {
+    static constexpr int kRows = 5, kTokens = 13;
+    std::vector<std::vector<std::byte>> rows;
+    std::vector<std::vector<float>> decoded, x;
+
+    TileProblem(DType dtype, int64_t count) {
+        for (int r = 0; r < kRows; ++r) {
+            rows.push_back(encoded(dtype, randomValues(count, 0.5f, uint32_t(r))));
+            decoded.emplace_back(static_cast<size_t>(count));
+            decodeRow(dtype, rows.back().data(), decoded.back());
+        }
+        for (int t = 0; t < kTokens; ++t)
+            x.push_back(randomValues(count, 1.0f, uint32_t(100 + t)));
+    }
+
+    template <typename Run>
+    void check(const QString& label, Run&& run) const {
+        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4}, {3, 2},
+                                                      {2, 3}, {5, 5}, {4, 7}, {5, 13}};
+        const auto count = int64_t(x.front().size());
+        std::vector<std::vector<float>> first(kRows, std::vector<float>(kTokens, NAN));
+        for (const auto& [rowCount, tokenCount] : shapes) {
+            const std::byte* rowPointers[kRows];
+            for (int k = 0; k < kRows; ++k)
+                rowPointers[k] = rows[size_t(k)].data();
+            std::vector<float> out(size_t(rowCount * tokenCount));
+            run(rowPointers, rowCount, tokenCount, out.data());
+            for (int r = 0; r < rowCount; ++r)
+                for (int t = 0; t < tokenCount; ++t) {
+                    double exact = 0, magnitude = 0;
+                    for (int64_t i = 0; i < count; ++i) {
+                        const double p =
+                            double(decoded[size_t(r)][size_t(i)]) * x[size_t(t)][size_t(i)];
+                        exact += p;
+                        magnitude += std::fabs(p);
+                    }
+                    const float got = out[size_t(r * tokenCount + t)];
+                    // f32 accumulation in any order: a few ulps of the magnitudes.
+                    QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30,
+                             qPrintable(QString("%1 n=%2 %3×%4: %5 vs %6")
+                                            .arg(label)
+                                            .arg(count)
+                                            .arg(rowCount)
+                                            .arg(tokenCount)
+                                            .arg(got)
+                                            .arg(exact)));
+                    // The same pair gives the same number in every tile shape, so a prefill and
+                    // token-by-token decoding agree exactly.
+                    float& seen = first[size_t(r)][size_t(t)];
+                    if (std::isnan(seen))
+                        seen = got;
+                    QCOMPARE(got, seen);
+                }
+        }
+    }
+};
+
 std::vector<CpuKernels> availableKernels() {
     std::vector<CpuKernels> sets;
     for (const CpuKernels kernels : {CpuKernels::Portable, CpuKernels::Avx2, CpuKernels::Avx512})
@@ -74,65 +136,58 @@ class TestCpuKernels : public QObject {
     }
 
     void floatKernelsAgreeWithTheDecodedProduct() {
-        // Tiles of every shape up to 4 rows × 4 tokens, one past it (the kernel splits it), and
-        // a caller's block of many tokens, which each kernel set runs in its own register tiles
-        // (AVX2: 4 rows × 3 tokens, AVX-512: 4 × 4) and the rest.
-        constexpr int kRows = 5, kTokens = 13;
-        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4}, {3, 2},
-                                                      {2, 3}, {5, 5}, {4, 7}, {5, 13}};
         for (const CpuKernels kernels : availableKernels())
             for (const DType dtype : {DType::F32, DType::F16, DType::BF16})
                 for (const int64_t count : {1, 7, 8, 15, 16, 31, 33, 63, 64, 65, 100, 1023, 4099}) {
-                    std::vector<std::vector<std::byte>> rows;
-                    std::vector<std::vector<float>> decoded, x;
-                    for (int r = 0; r < kRows; ++r) {
-                        rows.push_back(encoded(dtype, randomValues(count, 0.5f, uint32_t(r))));
-                        decoded.emplace_back(static_cast<size_t>(count));
-                        decodeRow(dtype, rows.back().data(), decoded.back());
-                    }
-                    for (int t = 0; t < kTokens; ++t)
-                        x.push_back(randomValues(count, 1.0f, uint32_t(100 + t)));
+                    const TileProblem problem(dtype, count);
                     const FloatTile tile = floatTile(dtype, kernels);
                     QVERIFY(tile != nullptr);
-                    std::vector<std::vector<float>> first(kRows, std::vector<float>(kTokens, NAN));
-                    for (const auto& [rowCount, tokenCount] : shapes) {
-                        const std::byte* rowPointers[kRows];
-                        const float* xs[kTokens];
-                        for (int k = 0; k < kRows; ++k)
-                            rowPointers[k] = rows[size_t(k)].data();
-                        for (int k = 0; k < kTokens; ++k)
-                            xs[k] = x[size_t(k)].data();
-                        std::vector<float> out(size_t(rowCount * tokenCount));
-                        tile(rowPointers, rowCount, xs, tokenCount, count, out.data());
-                        for (int r = 0; r < rowCount; ++r)
-                            for (int t = 0; t < tokenCount; ++t) {
-                                double exact = 0, magnitude = 0;
-                                for (int64_t i = 0; i < count; ++i) {
-                                    const double p = double(decoded[size_t(r)][size_t(i)]) *
-                                                     x[size_t(t)][size_t(i)];
-                                    exact += p;
-                                    magnitude += std::fabs(p);
-                                }
-                                const float got = out[size_t(r * tokenCount + t)];
-                                // f32 accumulation in any order: a few ulps of the magnitudes.
-                                QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30,
-                                         qPrintable(QString("%1 %2 n=%3 %4×%5: %6 vs %7")
-                                                        .arg(cpuKernelsName(kernels))
-                                                        .arg(dtypeName(dtype).data())
-                                                        .arg(count)
-                                                        .arg(rowCount)
-                                                        .arg(tokenCount)
-                                                        .arg(got)
-                                                        .arg(exact)));
-                                // The same pair gives the same number in every tile shape, so
-                                // a prefill and token-by-token decoding agree exactly.
-                                float& seen = first[size_t(r)][size_t(t)];
-                                if (std::isnan(seen))
-                                    seen = got;
-                                QCOMPARE(got, seen);
-                            }
-                    }
+                    const float* xs[TileProblem::kTokens];
+                    for (int k = 0; k < TileProblem::kTokens; ++k)
+                        xs[k] = problem.x[size_t(k)].data();
+                    problem.check(
+                        QString("%1 %2").arg(cpuKernelsName(kernels)).arg(dtypeName(dtype).data()),
+                        [&](const std::byte* const* rows, int rowCount, int tokenCount,
+                            float* out) { tile(rows, rowCount, xs, tokenCount, count, out); });
+                    if (QTest::currentTestFailed())
+                        return;
                 }
+    }
+
+    // BF16 rows against activations rounded to BF16 (AVX512_BF16): the exact product of the
+    // rounded numbers, to f32 rounding, and the same in every tile shape.
+    void bf16PairKernelsAgreeWithTheRoundedProduct() {
+        QVERIFY(bf16PairTile(CpuKernels::Portable) == nullptr);
+        QVERIFY(bf16PairTile(CpuKernels::Avx2) == nullptr);
+        const Bf16PairTile tile = bf16PairTile(CpuKernels::Avx512);
+        QCOMPARE(tile != nullptr, cpuSupports(CpuKernels::Avx512) && cpuHasAvx512Bf16());
+        if (tile == nullptr)
+            QSKIP("this CPU has no AVX-512 with AVX512_BF16: the BF16 pair tile is not run here");
+        for (const int64_t count : {1, 2, 31, 32, 33, 63, 64, 65, 100, 1023, 4099}) {
+            TileProblem problem(DType::BF16, count);
+            std::vector<std::vector<uint16_t>> rounded;
+            for (std::vector<float>& x : problem.x) {
+                rounded.emplace_back(x.size());
+                roundToBf16(x.data(), count, rounded.back().data());
+                for (size_t i = 0; i < x.size(); ++i) {
+                    // Nearest, ties to even: 8 significant bits, by frexp and nearbyint.
+                    int exponent = 0;
+                    const double mantissa = std::frexp(double(x[i]), &exponent);
+                    const double expected =
+                        std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
+                    QCOMPARE(double(bf16ToFloat(rounded.back()[i])), expected);
+                    x[i] = bf16ToFloat(rounded.back()[i]);
+                }
+            }
+            const uint16_t* xs[TileProblem::kTokens];
+            for (int k = 0; k < TileProblem::kTokens; ++k)
+                xs[k] = rounded[size_t(k)].data();
+            problem.check("avx512 bf16 pairs",
+                          [&](const std::byte* const* rows, int rowCount, int tokenCount,
+                              float* out) { tile(rows, rowCount, xs, tokenCount, count, out); });
+            if (QTest::currentTestFailed())
+                return;
+        }
     }
 
     void blockKernelsAgreeWithinTheActivationRounding() {
@@ -505,6 +560,12 @@ class TestCpuKernels : public QObject {
             const QString out = QString::fromUtf8(cli.readAllStandardOutput());
             QVERIFY2(out.contains(QStringLiteral("CPU kernels:  %1").arg(cpuKernelsName(kernels))),
                      qPrintable(out));
+            // BF16 weights meet BF16 activations from the avx512 set up, where the CPU has them.
+            const bool pairs = kernels >= CpuKernels::Avx512 && cpuHasAvx512Bf16();
+            QVERIFY2(
+                out.contains(QStringLiteral("BF16 weights: times %1")
+                                 .arg(pairs ? "activations rounded to BF16" : "f32 activations")),
+                qPrintable(out));
         }
     }
 };

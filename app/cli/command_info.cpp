@@ -4,6 +4,7 @@
 
 #include "arguments.h"
 #include "backend/cpu/cpu_features.h"
+#include "backend/cpu/kernels.h"
 #include "backend/devices.h"
 #include "commands.h"
 #include "kv_cache.h"
@@ -37,6 +38,11 @@ void printDevices() {
     if (cuda.devices.empty())
         std::printf(" (CUDA: %s)", cuda.message.c_str());
     std::printf("\nCPU kernels:  %s\n", cpuKernelsSummary().c_str());
+    // Why a BF16 model's numbers differ from machine to machine in their last digits.
+    std::printf("BF16 weights: %s\n",
+                bf16PairTile(cpuKernels()) != nullptr
+                    ? "times activations rounded to BF16 (AVX512_BF16 pair products)"
+                    : "times f32 activations");
 }
 
 // A GGUF file with a vocabulary and no tensors (llama.cpp's ggml-vocab-*.gguf): what it holds,

@@ -44,6 +44,8 @@ struct Matrix {
     int64_t rows = 0;
     int64_t cols = 0;
     std::vector<double> values;
+    // A weight matrix whose products round their inputs to bfloat16 (ReferenceOptions).
+    bool bfloat16Inputs = false;
 
     Matrix() = default;
     Matrix(int64_t r, int64_t c) : rows(r), cols(c), values(size_t(r * c), 0.0) {}
@@ -413,16 +415,28 @@ Matrix rmsNorm(const Matrix& x, const std::vector<double>& weight, double eps) {
     return out;
 }
 
+// x rounded to 8 significant bits (bfloat16's precision), ties to even: frexp's mantissa in
+// [0.5, 1) scaled to [128, 256) and rounded to an integer in the default rounding mode.
+double roundToBfloat16(double x) {
+    int exponent = 0;
+    const double mantissa = std::frexp(x, &exponent);
+    return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
+}
+
 // x [T, in] · weightᵀ [in, out] (+ bias [out]) → [T, out], like torch.nn.Linear.
 Matrix linear(const Matrix& x, const Matrix& weight, const std::vector<double>& bias = {}) {
     if (x.cols != weight.cols)
         throw ReferenceError("linear: inner dimensions differ");
+    Matrix in = x;
+    if (weight.bfloat16Inputs)
+        for (double& value : in.values)
+            value = roundToBfloat16(value);
     Matrix out(x.rows, weight.rows);
     for (int64_t t = 0; t < x.rows; ++t)
         for (int64_t o = 0; o < weight.rows; ++o) {
             double sum = bias.empty() ? 0.0 : bias[o];
             for (int64_t i = 0; i < x.cols; ++i)
-                sum += x.row(t)[i] * weight.row(o)[i];
+                sum += in.row(t)[i] * weight.row(o)[i];
             out.row(t)[o] = sum;
         }
     return out;
@@ -587,7 +601,14 @@ double bfloat16ToDouble(uint16_t bits) {
 std::vector<std::vector<double>> referenceLogits(const std::string& hfDirectory,
                                                  const std::vector<int32_t>& ids,
                                                  const ReferenceOptions& options) {
-    const LoadedModel model = loadModel(hfDirectory);
+    LoadedModel model = loadModel(hfDirectory);
+    if (options.bfloat16Inputs) {
+        for (LayerWeights& layer : model.weights.layers)
+            for (Matrix* weight : {&layer.wq, &layer.wk, &layer.wv, &layer.wo, &layer.wGate,
+                                   &layer.wUp, &layer.wDown})
+                weight->bfloat16Inputs = true;
+        model.weights.output.bfloat16Inputs = true;
+    }
     const RopePairing pairing = options.forceRopePairing.value_or(model.config.ropePairing);
     return rowsOf(
         logitsOf(model.weights, model.config, forward(model.weights, model.config, ids, pairing)));

@@ -33,6 +33,11 @@ struct ReferenceOptions {
     // Replaces the architecture's own pairing. Only for negative tests: it computes a deliberately
     // wrong model, to prove that a comparison can tell the pairings apart.
     std::optional<RopePairing> forceRopePairing;
+    // Rounds the input of every product with a weight matrix (the projections, the FFN, the LM
+    // head; not attention's own products) to the nearest bfloat16, ties to even: what the engine
+    // does with BF16 weights on CPUs with AVX512_BF16, so that its error there is measured against
+    // the same model.
+    bool bfloat16Inputs = false;
 };
 
 // Logits [ids.size()][vocab] for the ids placed at positions 0, 1, 2, ...

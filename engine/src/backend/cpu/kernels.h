@@ -1,10 +1,10 @@
 #pragma once
 // The dot products of a weight row (in its file's type) with an activation vector, per kernel set
 // (cpu_features.h): the one place where a weight type meets arithmetic. Each family has its own
-// file — kernels_float.cpp (F32, F16, BF16), kernels_legacy_quants.cpp (Q8_0, Q4_0, Q4_1, Q5_0,
-// Q5_1), kernels_k_quants.cpp (Q4_K, Q5_K, Q6_K) — with a portable version and SIMD ones compiled
-// for their instruction sets by function attributes, so that one binary runs on any x86-64 and
-// picks its kernels at run time.
+// file — kernels_float.cpp (F32, F16, BF16), kernels_bf16_pairs.cpp (BF16 against BF16
+// activations), kernels_legacy_quants.cpp (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1), kernels_k_quants.cpp
+// (Q4_K, Q5_K, Q6_K) — with a portable version and SIMD ones compiled for their instruction sets by
+// function attributes, so that one binary runs on any x86-64 and picks its kernels at run time.
 
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +33,15 @@ using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const flo
 // bench/RESULTS.md), where a 16-lane AVX-512 chain already does (Zen 5: 9.8 tokens/s with one
 // row, 6.6 with four).
 int64_t floatDecodeRows(CpuKernels kernels);
+// BF16 rows against activations rounded to BF16 themselves (roundToBf16), two products per f32
+// lane and instruction (kernels_bf16_pairs.cpp): the tile BF16 weights take where it exists, with
+// the float tile's shapes and guarantees; nullptr below the avx512 set or without AVX512_BF16
+// (cpuHasAvx512Bf16), where BF16 weights meet f32 activations in floatTile.
+using Bf16PairTile = void (*)(const std::byte* const* rows, int rowCount, const uint16_t* const* xs,
+                              int tokenCount, int64_t count, float* out);
+Bf16PairTile bf16PairTile(CpuKernels kernels);
+// Activations for it: x rounded to the nearest BF16, ties to even.
+void roundToBf16(const float* x, int64_t count, uint16_t* out);
 // The same for block-type rows against 8-bit activations, over `subBlocks` 32-value sub-blocks
 // (the activations' blocks; a whole number of the format's blocks).
 using BlockTile = void (*)(const std::byte* const* rows, int rowCount,

@@ -152,6 +152,22 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, blocks, y, begin, end, 1);
         });
+    } else if (const Bf16PairTile pairTile =
+                   weight.dtype == DType::BF16 ? bf16PairTile(kernels) : nullptr;
+               pairTile != nullptr) {
+        // The activations rounded to BF16 once for every row, kept per calling thread as the
+        // quantized ones are.
+        thread_local std::vector<uint16_t> perThread;
+        std::vector<uint16_t>& rounded = perThread;
+        rounded.resize(size_t(tokens * columns));
+        std::vector<const uint16_t*> xs(static_cast<size_t>(tokens));
+        for (int64_t t = 0; t < tokens; ++t) {
+            xs[size_t(t)] = rounded.data() + t * columns;
+            roundToBf16(x.data() + t * columns, columns, rounded.data() + t * columns);
+        }
+        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
+            productRows(weight, pairTile, xs, columns, y, begin, end, 1);
+        });
     } else {
         std::vector<const float*> xs(static_cast<size_t>(tokens));
         for (int64_t t = 0; t < tokens; ++t)

@@ -1,0 +1,88 @@
+// BF16 rows times activations rounded to BF16, on AVX512_BF16's vdpbf16ps: each f32 lane adds two
+// products per instruction, 32 values per vector against the f32 tile's 16, and the weights go in
+// as they are stored instead of being widened to f32 first. The product of two BF16 numbers is
+// exact in f32, so what this gives up is the activations' last 16 bits — what llama.cpp does with
+// BF16 weights on such CPUs, and less than the 8-bit activations of the block types.
+//
+// As in the f32 tile, every (row, token) pair has one accumulator over the whole row, the last
+// count % 32 values included (a masked load: the lanes past the row read as zeros and add
+// nothing), so a pair's sum is the same in every tile shape: a prefill and token-by-token
+// decoding agree bit for bit.
+
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/simd_x86.h"
+#include "backend/cpu/tile_dispatch.h"
+#include "core/half.h"
+
+// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
+// this file's code.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace inferlens {
+
+void roundToBf16(const float* x, int64_t count, uint16_t* out) {
+    for (int64_t i = 0; i < count; ++i)
+        out[i] = floatToBf16(x[i]);
+}
+
+#if defined(__x86_64__)
+namespace {
+
+#define INFERLENS_AVX512_BF16 \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512bf16,avx2,fma,f16c")))
+
+constexpr int64_t kPairWidth = 32;  // BF16 values per vector
+
+INFERLENS_AVX512_BF16 inline __m512bh loadPairs(const void* values, int64_t i, __mmask32 lanes) {
+    return (__m512bh)_mm512_maskz_loadu_epi16(lanes, static_cast<const uint16_t*>(values) + i);
+}
+
+template <int R, int T>
+INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t* const* xs,
+                                    int64_t count, float* out, int stride) {
+    __m512 acc[R][T];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t)
+            acc[r][t] = _mm512_setzero_ps();
+    // One loop for the full vectors and the last, partial one.
+    for (int64_t i = 0; i < count; i += kPairWidth) {
+        const __mmask32 lanes =
+            i + kPairWidth <= count ? ~__mmask32(0) : __mmask32((uint64_t(1) << (count - i)) - 1);
+        __m512bh x[T];
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t)
+            x[t] = loadPairs(xs[t], i, lanes);
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+            const __m512bh w = loadPairs(rows[r], i, lanes);
+#pragma GCC unroll 4
+            for (int t = 0; t < T; ++t)
+                acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
+        }
+    }
+    // Unrolled too: indexed at run time, the accumulators would live in memory all along.
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t)
+            out[r * stride + t] = _mm512_reduce_add_ps(acc[r][t]);
+}
+
+}  // namespace
+#endif
+
+Bf16PairTile bf16PairTile(CpuKernels kernels) {
+#if defined(__x86_64__)
+    // 4 rows × 4 tokens of accumulators, 4 activation vectors and a weight: 21 of 32 registers.
+    if (kernels >= CpuKernels::Avx512 && cpuHasAvx512Bf16())
+        return anyTile<uint16_t, kTileRows, kTileTokens, pairTile<kTileRows, kTileTokens>,
+                       pairTile<kTileRows, 1>, pairTile<1, kTileTokens>, pairTile<1, 1>>;
+#endif
+    (void)kernels;
+    return nullptr;
+}
+
+}  // namespace inferlens
