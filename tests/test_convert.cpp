@@ -93,7 +93,11 @@ class TestConvert : public QObject {
         qInfo("synth GGUF vs synth HF (f32): %.3g; f16 HF vs its GGUF conversion: %.3g", hfError,
               convertedError);
         QVERIFY(hfError < 1e-6);
-        QVERIFY(convertedError < 1e-6);
+        // The f16 products round their inputs to f16, and LLaMA's conversion reorders the query
+        // and key dimensions: the f32 sums of the attention scores round differently in their
+        // last bit, which now and then puts an input on the other side of an f16 rounding
+        // boundary (measured 1.3e-4; 0 for GLM, which keeps its order).
+        QVERIFY(convertedError < 2e-3);
         QVERIFY(test::normalisedError(fromHf16, fromGguf) > 1e-5);  // f16 rounding is visible
     }
 

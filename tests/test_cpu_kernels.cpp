@@ -23,7 +23,9 @@
 #include "core/block_formats.h"
 #include "core/dtype_codec.h"
 #include "core/half.h"
+#include "core/tensor.h"
 #include "io/mapped_file.h"
+#include "reference/reference_forward.h"
 #include "support/random_blocks.h"
 #include "support/test_models.h"
 
@@ -107,7 +109,12 @@ struct TileProblem {
                     float& seen = first[size_t(r)][size_t(t)];
                     if (std::isnan(seen))
                         seen = got;
-                    QCOMPARE(got, seen);
+                    QVERIFY2(got == seen, qPrintable(QString("%1 %2×%3: %4 vs %5")
+                                                         .arg(label)
+                                                         .arg(rowCount)
+                                                         .arg(tokenCount)
+                                                         .arg(double(got), 0, 'g', 9)
+                                                         .arg(double(seen), 0, 'g', 9)));
                 }
         }
     }
@@ -154,12 +161,139 @@ class TestCpuKernels : public QObject {
                 }
     }
 
+    // F16 rows against F16 activations (a decode step's): exactly the float tile on the same
+    // values as f32, in every shape, on every kernel set.
+    void halfActivationTilesEqualTheFloatTileOnTheRoundedValues() {
+        for (const CpuKernels kernels : availableKernels())
+            for (const int64_t count : {1, 7, 8, 15, 16, 31, 33, 63, 64, 65, 100, 1023, 4099}) {
+                TileProblem problem(DType::F16, count);
+                std::vector<std::vector<uint16_t>> halves;
+                for (std::vector<float>& x : problem.x) {
+                    halves.emplace_back(x.size());
+                    roundToHalf(x.data(), count, halves.back().data());
+                    roundToHalfPrecision(x.data(), count, x.data());
+                    for (size_t i = 0; i < x.size(); ++i)
+                        QCOMPARE(double(halfToFloat(halves.back()[i])), double(x[i]));
+                }
+                const uint16_t* halfXs[TileProblem::kTokens];
+                const float* floatXs[TileProblem::kTokens];
+                for (int k = 0; k < TileProblem::kTokens; ++k) {
+                    halfXs[k] = halves[size_t(k)].data();
+                    floatXs[k] = problem.x[size_t(k)].data();
+                }
+                const SixteenBitTile halfTile = halfActivationsTile(kernels);
+                const FloatTile floatTile16 = floatTile(DType::F16, kernels);
+                problem.check(
+                    QString("%1 f16 activations").arg(cpuKernelsName(kernels)),
+                    [&](const std::byte* const* rows, int rowCount, int tokenCount, float* out) {
+                        halfTile(rows, rowCount, halfXs, tokenCount, count, out);
+                        std::vector<float> expected(size_t(rowCount * tokenCount));
+                        floatTile16(rows, rowCount, floatXs, tokenCount, count, expected.data());
+                        for (size_t i = 0; i < expected.size(); ++i)
+                            if (expected[i] != out[i])
+                                out[i] = NAN;  // fails the check below, named
+                    });
+                if (QTest::currentTestFailed())
+                    return;
+            }
+    }
+
+    // The roundings against the reference's, on the values where they are easy to get wrong:
+    // ties, the largest finite values and overflow, subnormals, NaN; through the vector loops and
+    // their scalar tails (19 values).
+    void activationsRoundToTheNearest16BitValue() {
+        const std::vector<float> x{0.1f,     1.0f + 0x1p-11f, 1.0f + 0x3p-11f, -2.5e-6f,
+                                   65504.0f, 65519.0f,        65520.0f,        -70000.0f,
+                                   0x1p-25f, 0x3p-26f,        1.0f + 0x1p-8f,  1.0f + 0x3p-8f,
+                                   3.0e38f,  -3.4e38f,        1e-39f,          123.456f,
+                                   -0.0f,    1e-8f,           7.0e-5f};
+        std::vector<uint16_t> half(x.size()), bf16(x.size());
+        std::vector<float> halfPrecision(x.size()), bf16Precision(x.size());
+        roundToHalf(x.data(), int64_t(x.size()), half.data());
+        roundToHalfPrecision(x.data(), int64_t(x.size()), halfPrecision.data());
+        roundToBf16(x.data(), int64_t(x.size()), bf16.data());
+        roundToBf16Precision(x.data(), int64_t(x.size()), bf16Precision.data());
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double f16 = reference::roundToStoredType(x[i], "F16");
+            const double bf = reference::roundToStoredType(x[i], "BF16");
+            QCOMPARE(double(halfToFloat(half[i])), f16);
+            QCOMPARE(double(halfPrecision[i]), f16);
+            QCOMPARE(double(bf16ToFloat(bf16[i])), bf);
+            QCOMPARE(double(bf16Precision[i]), bf);
+        }
+        const float nan[1] = {NAN};
+        uint16_t nanHalf = 0, nanBf16 = 0;
+        roundToHalf(nan, 1, &nanHalf);
+        roundToBf16(nan, 1, &nanBf16);
+        QVERIFY(std::isnan(halfToFloat(nanHalf)) && std::isnan(bf16ToFloat(nanBf16)));
+        // What fits F16: up to what rounds to 65504; NaN does not count against it.
+        const float fits[] = {1.0f, -65519.0f, NAN}, overflows[] = {1.0f, 65520.0f};
+        QVERIFY(fitsHalf(fits, 3));
+        QVERIFY(!fitsHalf(overflows, 2));
+    }
+
+    // A product with F16 or BF16 weights takes its inputs rounded to the weights' type, in a
+    // decode step and in a prefill alike, and the two agree bit for bit.
+    void sixteenBitWeightsMeetInputsRoundedToTheirType() {
+        constexpr int64_t kRows = 37, kColumns = 300, kTokens = 5;
+        for (const DType dtype : {DType::F16, DType::BF16}) {
+            const auto values = randomValues(kRows * kColumns, 0.5f, 7);
+            const std::vector<std::byte> bytes = encoded(dtype, values);
+            TensorView weight;
+            weight.name = "w";
+            weight.dtype = dtype;
+            weight.shape = {kRows, kColumns};
+            weight.data = bytes.data();
+            weight.byteCount = int64_t(bytes.size());
+            std::vector<float> decoded(values.size());
+            decodeRow(dtype, bytes.data(), decoded);
+            auto x = randomValues(kTokens * kColumns, 1.0f, 8);
+            // Token 2 has a value past F16's range: for F16 weights its inputs stay f32.
+            constexpr int64_t kLargeToken = 2;
+            x[size_t(kLargeToken * kColumns + 17)] = 70000.0f;
+            std::vector<float> batch(static_cast<size_t>(kTokens * kRows));
+            std::vector<float> alone(static_cast<size_t>(kRows));
+            matMat(weight, x, kTokens, batch, nullptr);
+            int movedByRounding = 0;
+            for (int64_t t = 0; t < kTokens; ++t) {
+                matVec(weight, std::span(x).subspan(size_t(t * kColumns), size_t(kColumns)), alone,
+                       nullptr);
+                for (int64_t r = 0; r < kRows; ++r) {
+                    double exact = 0, unrounded = 0, magnitude = 0;
+                    for (int64_t i = 0; i < kColumns; ++i) {
+                        const double w = decoded[size_t(r * kColumns + i)];
+                        const double input = x[size_t(t * kColumns + i)];
+                        const bool keptF32 = dtype == DType::F16 && t == kLargeToken;
+                        exact += w * (keptF32 ? input
+                                              : reference::roundToStoredType(
+                                                    input, dtype == DType::F16 ? "F16" : "BF16"));
+                        unrounded += w * input;
+                        magnitude += std::fabs(w * input);
+                    }
+                    const float got = alone[size_t(r)];
+                    QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude,
+                             qPrintable(QString("%1 row %2 token %3: %4 vs %5")
+                                            .arg(dtypeName(dtype).data())
+                                            .arg(r)
+                                            .arg(t)
+                                            .arg(got)
+                                            .arg(exact)));
+                    QVERIFY(got == batch[size_t(t * kRows + r)]);  // bit for bit
+                    movedByRounding += std::fabs(got - unrounded) > 1e-6 * magnitude;
+                }
+            }
+            // The rounding is there to be seen: most sums differ from the unrounded ones.
+            QVERIFY2(movedByRounding > kTokens * kRows / 2,
+                     qPrintable(QString::number(movedByRounding)));
+        }
+    }
+
     // BF16 rows against activations rounded to BF16 (AVX512_BF16): the exact product of the
     // rounded numbers, to f32 rounding, and the same in every tile shape.
     void bf16PairKernelsAgreeWithTheRoundedProduct() {
         QVERIFY(bf16PairTile(CpuKernels::Portable) == nullptr);
         QVERIFY(bf16PairTile(CpuKernels::Avx2) == nullptr);
-        const Bf16PairTile tile = bf16PairTile(CpuKernels::Avx512);
+        const SixteenBitTile tile = bf16PairTile(CpuKernels::Avx512);
         QCOMPARE(tile != nullptr, cpuSupports(CpuKernels::Avx512) && cpuHasAvx512Bf16());
         if (tile == nullptr)
             QSKIP("this CPU has no AVX-512 with AVX512_BF16: the BF16 pair tile is not run here");
@@ -170,12 +304,8 @@ class TestCpuKernels : public QObject {
                 rounded.emplace_back(x.size());
                 roundToBf16(x.data(), count, rounded.back().data());
                 for (size_t i = 0; i < x.size(); ++i) {
-                    // Nearest, ties to even: 8 significant bits, by frexp and nearbyint.
-                    int exponent = 0;
-                    const double mantissa = std::frexp(double(x[i]), &exponent);
-                    const double expected =
-                        std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
-                    QCOMPARE(double(bf16ToFloat(rounded.back()[i])), expected);
+                    QCOMPARE(double(bf16ToFloat(rounded.back()[i])),
+                             reference::roundToStoredType(x[i], "BF16"));
                     x[i] = bf16ToFloat(rounded.back()[i]);
                 }
             }
@@ -273,7 +403,7 @@ class TestCpuKernels : public QObject {
                                 float& seen = first[size_t(r)][size_t(t)];
                                 if (std::isnan(seen))
                                     seen = got;
-                                QCOMPARE(got, seen);
+                                QVERIFY(got == seen);  // bit for bit (QCOMPARE is fuzzy)
                             }
                     }
                 }
@@ -560,12 +690,12 @@ class TestCpuKernels : public QObject {
             const QString out = QString::fromUtf8(cli.readAllStandardOutput());
             QVERIFY2(out.contains(QStringLiteral("CPU kernels:  %1").arg(cpuKernelsName(kernels))),
                      qPrintable(out));
-            // BF16 weights meet BF16 activations from the avx512 set up, where the CPU has them.
+            // BF16 products on AVX512_BF16 from the avx512 set up, where the CPU has it.
             const bool pairs = kernels >= CpuKernels::Avx512 && cpuHasAvx512Bf16();
-            QVERIFY2(
-                out.contains(QStringLiteral("BF16 weights: times %1")
-                                 .arg(pairs ? "activations rounded to BF16" : "f32 activations")),
-                qPrintable(out));
+            QVERIFY2(out.contains(QStringLiteral("F16/BF16:     activations rounded to the "
+                                                 "weights' type; BF16 products %1")
+                                      .arg(pairs ? "on AVX512_BF16" : "as f32 multiply-adds")),
+                     qPrintable(out));
         }
     }
 };

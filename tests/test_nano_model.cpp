@@ -25,8 +25,10 @@ namespace {
 const QString kModelDir = QStringLiteral(INFERLENS_BUNDLED_MODEL);
 const QString kNanoData = QStringLiteral(INFERLENS_TEST_DATA "/nano");
 
-// Both sides compute in f32 from the same F16 weights; only the order of summation differs.
-constexpr double kGoldenTolerance = 1e-4;
+// Both sides start from the same F16 weights; the training code computes in f32, the engine
+// rounds the inputs of F16 products to F16 (kernels.h; measured 3.2e-4 to 4.0e-4 with it, 5.7e-7
+// without).
+constexpr double kGoldenTolerance = 2e-3;
 // The card quotes the held-out loss to 3 decimals; the engine must agree with the training code.
 constexpr double kLossTolerance = 2e-3;
 

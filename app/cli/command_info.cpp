@@ -38,11 +38,11 @@ void printDevices() {
     if (cuda.devices.empty())
         std::printf(" (CUDA: %s)", cuda.message.c_str());
     std::printf("\nCPU kernels:  %s\n", cpuKernelsSummary().c_str());
-    // Why a BF16 model's numbers differ from machine to machine in their last digits.
-    std::printf("BF16 weights: %s\n",
-                bf16PairTile(cpuKernels()) != nullptr
-                    ? "times activations rounded to BF16 (AVX512_BF16 pair products)"
-                    : "times f32 activations");
+    // Why an F16 or BF16 model's numbers differ a little from the exact model's, and from machine
+    // to machine in their last digits.
+    std::printf("F16/BF16:     activations rounded to the weights' type; BF16 products %s\n",
+                bf16PairTile(cpuKernels()) != nullptr ? "on AVX512_BF16 (vdpbf16ps)"
+                                                      : "as f32 multiply-adds");
 }
 
 // A GGUF file with a vocabulary and no tensors (llama.cpp's ggml-vocab-*.gguf): what it holds,

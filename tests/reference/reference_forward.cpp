@@ -44,8 +44,10 @@ struct Matrix {
     int64_t rows = 0;
     int64_t cols = 0;
     std::vector<double> values;
-    // A weight matrix whose products round their inputs to bfloat16 (ReferenceOptions).
-    bool bfloat16Inputs = false;
+    // The file's type of a weight matrix ("F32", "F16", "BF16"), and whether its products round
+    // their inputs to it (ReferenceOptions).
+    std::string storedAs = "F32";
+    bool roundsInputs = false;
 
     Matrix() = default;
     Matrix(int64_t r, int64_t c) : rows(r), cols(c), values(size_t(r * c), 0.0) {}
@@ -64,6 +66,7 @@ std::string shapeText(const std::vector<int64_t>& shape) {
 Matrix sliceRows(const Matrix& m, int64_t begin, int64_t count) {
     Matrix out(count, m.cols);
     std::copy(m.row(begin), m.row(begin) + count * m.cols, out.values.begin());
+    out.storedAs = m.storedAs;
     return out;
 }
 
@@ -149,6 +152,7 @@ class SafetensorsDirectory {
     Matrix matrix(const std::string& name, int64_t rows, int64_t cols) const {
         Matrix m(rows, cols);
         m.values = load(name, {rows, cols});
+        m.storedAs = tensors_.at(name).dtype;
         return m;
     }
 
@@ -415,12 +419,15 @@ Matrix rmsNorm(const Matrix& x, const std::vector<double>& weight, double eps) {
     return out;
 }
 
-// x rounded to 8 significant bits (bfloat16's precision), ties to even: frexp's mantissa in
-// [0.5, 1) scaled to [128, 256) and rounded to an integer in the default rounding mode.
-double roundToBfloat16(double x) {
+// x rounded to `bits` significant bits, ties to even: x = m · 2^e with m in [0.5, 1) (frexp) is a
+// whole number of steps 2^(e − bits), no finer than 2^minExponent (the subnormals' step), rounded
+// to an integer in the default rounding mode; past `largest` (the greatest finite value) infinite.
+double roundToSignificantBits(double x, int bits, int minExponent, double largest) {
     int exponent = 0;
-    const double mantissa = std::frexp(x, &exponent);
-    return std::ldexp(std::nearbyint(std::ldexp(mantissa, 8)), exponent - 8);
+    (void)std::frexp(x, &exponent);
+    const int step = std::max(exponent - bits, minExponent);
+    const double rounded = std::ldexp(std::nearbyint(std::ldexp(x, -step)), step);
+    return std::fabs(rounded) > largest ? std::copysign(INFINITY, x) : rounded;
 }
 
 // x [T, in] · weightᵀ [in, out] (+ bias [out]) → [T, out], like torch.nn.Linear.
@@ -428,9 +435,9 @@ Matrix linear(const Matrix& x, const Matrix& weight, const std::vector<double>& 
     if (x.cols != weight.cols)
         throw ReferenceError("linear: inner dimensions differ");
     Matrix in = x;
-    if (weight.bfloat16Inputs)
+    if (weight.roundsInputs)
         for (double& value : in.values)
-            value = roundToBfloat16(value);
+            value = roundToStoredType(value, weight.storedAs);
     Matrix out(x.rows, weight.rows);
     for (int64_t t = 0; t < x.rows; ++t)
         for (int64_t o = 0; o < weight.rows; ++o) {
@@ -590,6 +597,14 @@ LoadedModel loadModel(const std::string& hfDirectory) {
 
 }  // namespace
 
+double roundToStoredType(double x, const std::string& storedAs) {
+    if (storedAs == "F16")
+        return roundToSignificantBits(x, 11, -24, 65504.0);
+    if (storedAs == "BF16")
+        return roundToSignificantBits(x, 8, -133, 3.3895313892515355e38);
+    return x;
+}
+
 double halfToDouble(uint16_t bits) {
     return decodeBinaryFloat(bits, 5, 10);
 }
@@ -602,12 +617,12 @@ std::vector<std::vector<double>> referenceLogits(const std::string& hfDirectory,
                                                  const std::vector<int32_t>& ids,
                                                  const ReferenceOptions& options) {
     LoadedModel model = loadModel(hfDirectory);
-    if (options.bfloat16Inputs) {
+    if (options.roundInputsToWeightType) {
         for (LayerWeights& layer : model.weights.layers)
             for (Matrix* weight : {&layer.wq, &layer.wk, &layer.wv, &layer.wo, &layer.wGate,
                                    &layer.wUp, &layer.wDown})
-                weight->bfloat16Inputs = true;
-        model.weights.output.bfloat16Inputs = true;
+                weight->roundsInputs = true;
+        model.weights.output.roundsInputs = true;
     }
     const RopePairing pairing = options.forceRopePairing.value_or(model.config.ropePairing);
     return rowsOf(

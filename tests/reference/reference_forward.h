@@ -33,11 +33,10 @@ struct ReferenceOptions {
     // Replaces the architecture's own pairing. Only for negative tests: it computes a deliberately
     // wrong model, to prove that a comparison can tell the pairings apart.
     std::optional<RopePairing> forceRopePairing;
-    // Rounds the input of every product with a weight matrix (the projections, the FFN, the LM
-    // head; not attention's own products) to the nearest bfloat16, ties to even: what the engine
-    // does with BF16 weights on CPUs with AVX512_BF16, so that its error there is measured against
-    // the same model.
-    bool bfloat16Inputs = false;
+    // Rounds the input of every product with a weight matrix stored as F16 or BF16 (the
+    // projections, the FFN, the LM head; not attention's own products) to the nearest value of
+    // that type, ties to even: what the engine does, as a model run in that type does.
+    bool roundInputsToWeightType = false;
 };
 
 // Logits [ids.size()][vocab] for the ids placed at positions 0, 1, 2, ...
@@ -49,6 +48,10 @@ std::vector<std::vector<double>> referenceLogits(const std::string& hfDirectory,
 // LM head give for the last id's hidden state (the residual stream) after layer l.
 std::vector<std::vector<double>> referenceLayerLogits(const std::string& hfDirectory,
                                                       const std::vector<int32_t>& ids);
+
+// x rounded to the nearest value of a weight type, ties to even: "F16" (binary16: 11 significant
+// bits, subnormals, infinite past 65504) or "BF16" (8 significant bits); any other type: x.
+double roundToStoredType(double x, const std::string& storedAs);
 
 // Exact decodings of IEEE binary16 and bfloat16 bit patterns.
 double halfToDouble(uint16_t bits);

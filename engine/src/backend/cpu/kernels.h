@@ -33,14 +33,31 @@ using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const flo
 // bench/RESULTS.md), where a 16-lane AVX-512 chain already does (Zen 5: 9.8 tokens/s with one
 // row, 6.6 with four).
 int64_t floatDecodeRows(CpuKernels kernels);
-// BF16 rows against activations rounded to BF16 themselves (roundToBf16), two products per f32
-// lane and instruction (kernels_bf16_pairs.cpp): the tile BF16 weights take where it exists, with
-// the float tile's shapes and guarantees; nullptr below the avx512 set or without AVX512_BF16
-// (cpuHasAvx512Bf16), where BF16 weights meet f32 activations in floatTile.
-using Bf16PairTile = void (*)(const std::byte* const* rows, int rowCount, const uint16_t* const* xs,
-                              int tokenCount, int64_t count, float* out);
-Bf16PairTile bf16PairTile(CpuKernels kernels);
-// Activations for it: x rounded to the nearest BF16, ties to even.
+// F16 and BF16 weights meet activations rounded to their own type (F16: where they fit in it,
+// fitsHalf), on every kernel set: what the
+// model computes when run in that type (PyTorch's f16/bf16 activations; llama.cpp does the same),
+// and what lets the activations take 16 bits instead of 32. A prefill's tokens are rounded in f32
+// (roundToHalfPrecision, roundToBf16Precision) for floatTile; a decode step's are kept as F16
+// (roundToHalf) for halfActivationsTile: with f32 activations a long row (FFN down, 5,632
+// values: 22 KiB of them) and the weights streaming past overflow a 32 KiB L1 cache, and decoding
+// such rows fell from 29 to 16 GB/s (Zen 4, one thread). Exact conversions on loading: the same
+// products and sums as floatTile on the rounded f32 values, bit for bit.
+using SixteenBitTile = void (*)(const std::byte* const* rows, int rowCount,
+                                const uint16_t* const* xs, int tokenCount, int64_t count,
+                                float* out);
+SixteenBitTile halfActivationsTile(CpuKernels kernels);  // F16 rows, F16 activations
+// Whether every value of x rounds to a finite F16 (|x| < 65,520; NaN counts as fitting). A token
+// whose activations do not keeps them in f32 for F16 weights, decoding and prefilling alike: some
+// models (Gemma's) carry activations past F16's range, which rounding would turn into infinities.
+bool fitsHalf(const float* x, int64_t count);
+void roundToHalf(const float* x, int64_t count, uint16_t* out);
+void roundToHalfPrecision(const float* x, int64_t count, float* out);
+void roundToBf16Precision(const float* x, int64_t count, float* out);
+// BF16 rows against BF16 activations (roundToBf16), two products per f32 lane and instruction
+// (kernels_bf16_pairs.cpp): the tile BF16 weights take where it exists, with the float tile's
+// shapes and guarantees; nullptr below the avx512 set or without AVX512_BF16 (cpuHasAvx512Bf16),
+// where they take floatTile. The two sum differently, the same inputs.
+SixteenBitTile bf16PairTile(CpuKernels kernels);
 void roundToBf16(const float* x, int64_t count, uint16_t* out);
 // The same for block-type rows against 8-bit activations, over `subBlocks` 32-value sub-blocks
 // (the activations' blocks; a whole number of the format's blocks).

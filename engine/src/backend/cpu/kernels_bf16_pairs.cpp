@@ -1,8 +1,7 @@
 // BF16 rows times activations rounded to BF16, on AVX512_BF16's vdpbf16ps: each f32 lane adds two
 // products per instruction, 32 values per vector against the f32 tile's 16, and the weights go in
 // as they are stored instead of being widened to f32 first. The product of two BF16 numbers is
-// exact in f32, so what this gives up is the activations' last 16 bits — what llama.cpp does with
-// BF16 weights on such CPUs, and less than the 8-bit activations of the block types.
+// exact in f32; the activations are rounded to BF16 on every kernel set (kernels.h).
 //
 // As in the f32 tile, every (row, token) pair has one accumulator over the whole row, the last
 // count % 32 values included (a masked load: the lanes past the row read as zeros and add
@@ -12,7 +11,6 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/simd_x86.h"
 #include "backend/cpu/tile_dispatch.h"
-#include "core/half.h"
 
 // GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
 // this file's code.
@@ -20,11 +18,6 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 namespace inferlens {
-
-void roundToBf16(const float* x, int64_t count, uint16_t* out) {
-    for (int64_t i = 0; i < count; ++i)
-        out[i] = floatToBf16(x[i]);
-}
 
 #if defined(__x86_64__)
 namespace {
@@ -74,7 +67,7 @@ INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t
 }  // namespace
 #endif
 
-Bf16PairTile bf16PairTile(CpuKernels kernels) {
+SixteenBitTile bf16PairTile(CpuKernels kernels) {
 #if defined(__x86_64__)
     // 4 rows × 4 tokens of accumulators, 4 activation vectors and a weight: 21 of 32 registers.
     if (kernels >= CpuKernels::Avx512 && cpuHasAvx512Bf16())

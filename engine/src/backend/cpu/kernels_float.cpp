@@ -1,30 +1,44 @@
-// F32, F16 and BF16 rows times f32 activations, as tiles of up to kTileRows rows × kTileTokens
+// F32, F16 and BF16 rows times activations, as tiles of up to kTileRows rows × kTileTokens
 // tokens. Every (row, token) pair has one vector accumulator over the full-width part of the row,
 // then the scalar tail in order: the same sum whatever tile it is computed in. The SIMD tiles get
 // their instruction-level parallelism from the tile's independent pairs (a decode step's tile is
-// kTileRows rows × 1 token), not from splitting one sum.
+// kTileRows rows × 1 token), not from splitting one sum. The activations are f32, or F16 (a
+// decode step's, halfActivationsTile): converted exactly on loading, the same products either way.
 
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/simd_x86.h"
 #include "backend/cpu/tile_dispatch.h"
 #include "core/dtype_codec.h"
+#include "core/half.h"
 
 // GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
 // this file's code.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// And about the vector types' alignment attribute in the loaders' types, which template arguments
+// do not carry: the loaders are called, never stored.
+#pragma GCC diagnostic ignored "-Wignored-attributes"
 
 namespace inferlens {
 namespace {
 
-template <float (*load)(const std::byte*, int64_t)>
-void portableTile(const std::byte* const* rows, int rowCount, const float* const* xs,
-                  int tokenCount, int64_t count, float* out) {
+// Element i of an activation vector as f32.
+inline float scalarF32(const float* x, int64_t i) {
+    return x[i];
+}
+inline float scalarF16(const uint16_t* x, int64_t i) {
+    return halfToFloat(x[i]);
+}
+
+template <float (*load)(const std::byte*, int64_t), typename X,
+          float (*scalarX)(const X*, int64_t) = scalarF32>
+void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs, int tokenCount,
+                  int64_t count, float* out) {
     for (int r = 0; r < rowCount; ++r)
         for (int t = 0; t < tokenCount; ++t) {
             float sum = 0.0f;
             for (int64_t i = 0; i < count; ++i)
-                sum += load(rows[r], i) * xs[t][i];
+                sum += load(rows[r], i) * scalarX(xs[t], i);
             out[r * tokenCount + t] = sum;
         }
 }
@@ -32,31 +46,32 @@ void portableTile(const std::byte* const* rows, int rowCount, const float* const
 #if defined(__x86_64__)
 
 // The register tiles. `out` has `stride` entries per row.
-#define INFERLENS_FLOAT_TILE(name, target, vector, width, zero, fma, loadx, reduce)       \
-    template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                   \
-              float (*load)(const std::byte*, int64_t)>                                   \
-    target void name(const std::byte* const* rows, const float* const* xs, int64_t count, \
-                     float* out, int stride) {                                            \
-        vector acc[R][T];                                                                 \
-        _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r)                               \
-            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] = zero();       \
-        int64_t i = 0;                                                                    \
-        for (; i + width <= count; i += width) {                                          \
-            vector x[T];                                                                  \
-            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) x[t] = loadx(xs[t] + i);  \
-            _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {                         \
-                const vector w = loadw(rows[r], i);                                       \
-                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] =           \
-                    fma(w, x[t], acc[r][t]);                                              \
-            }                                                                             \
-        }                                                                                 \
-        for (int r = 0; r < R; ++r)                                                       \
-            for (int t = 0; t < T; ++t) {                                                 \
-                float sum = reduce(acc[r][t]);                                            \
-                for (int64_t j = i; j < count; ++j)                                       \
-                    sum += load(rows[r], j) * xs[t][j];                                   \
-                out[r * stride + t] = sum;                                                \
-            }                                                                             \
+#define INFERLENS_FLOAT_TILE(name, target, vector, width, zero, fma, reduce)                      \
+    template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                           \
+              float (*load)(const std::byte*, int64_t), typename X,                               \
+              vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t)>            \
+    target void name(const std::byte* const* rows, const X* const* xs, int64_t count, float* out, \
+                     int stride) {                                                                \
+        vector acc[R][T];                                                                         \
+        _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r)                                       \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] = zero();               \
+        int64_t i = 0;                                                                            \
+        for (; i + width <= count; i += width) {                                                  \
+            vector x[T];                                                                          \
+            _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) x[t] = loadx(xs[t], i);           \
+            _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {                                 \
+                const vector w = loadw(rows[r], i);                                               \
+                _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[r][t] =                   \
+                    fma(w, x[t], acc[r][t]);                                                      \
+            }                                                                                     \
+        }                                                                                         \
+        for (int r = 0; r < R; ++r)                                                               \
+            for (int t = 0; t < T; ++t) {                                                         \
+                float sum = reduce(acc[r][t]);                                                    \
+                for (int64_t j = i; j < count; ++j)                                               \
+                    sum += load(rows[r], j) * scalarX(xs[t], j);                                  \
+                out[r * stride + t] = sum;                                                        \
+            }                                                                                     \
     }
 
 INFERLENS_AVX2 inline __m256 zero8() {
@@ -69,10 +84,23 @@ INFERLENS_AVX512 inline float reduce16(__m512 v) {
     return _mm512_reduce_add_ps(v);
 }
 
-INFERLENS_FLOAT_TILE(avx2Tile, INFERLENS_AVX2, __m256, 8, zero8, _mm256_fmadd_ps, _mm256_loadu_ps,
+INFERLENS_FLOAT_TILE(avx2Tile, INFERLENS_AVX2, __m256, 8, zero8, _mm256_fmadd_ps,
                      simd::horizontalSum)
-INFERLENS_FLOAT_TILE(avx512Tile, INFERLENS_AVX512, __m512, 16, zero16, _mm512_fmadd_ps,
-                     _mm512_loadu_ps, reduce16)
+INFERLENS_FLOAT_TILE(avx512Tile, INFERLENS_AVX512, __m512, 16, zero16, _mm512_fmadd_ps, reduce16)
+
+// Eight or sixteen activations as f32, from f32 or F16.
+INFERLENS_AVX2 inline __m256 load8xF32(const float* x, int64_t i) {
+    return _mm256_loadu_ps(x + i);
+}
+INFERLENS_AVX2 inline __m256 load8xF16(const uint16_t* x, int64_t i) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+}
+INFERLENS_AVX512 inline __m512 load16xF32(const float* x, int64_t i) {
+    return _mm512_loadu_ps(x + i);
+}
+INFERLENS_AVX512 inline __m512 load16xF16(const uint16_t* x, int64_t i) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
+}
 
 // Eight or sixteen elements of a row as f32.
 INFERLENS_AVX2 inline __m256 load8F32(const std::byte* row, int64_t i) {
@@ -101,16 +129,24 @@ INFERLENS_AVX512 inline __m512 load16Bf16(const std::byte* row, int64_t i) {
 // reads from the caches, which is what bounds a prefill (TinyLlama F16 prefill on one Zen 3 core:
 // see bench/RESULTS.md). AVX-512 has 32: 4 × 4.
 constexpr int kAvx2TileTokens = 3;
-template <__m256 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
-constexpr FloatTile avx2Kernels =
-    anyTile<float, kTileRows, kAvx2TileTokens, avx2Tile<kTileRows, kAvx2TileTokens, loadw, load>,
-            avx2Tile<kTileRows, 1, loadw, load>, avx2Tile<1, kAvx2TileTokens, loadw, load>,
-            avx2Tile<1, 1, loadw, load>>;
-template <__m512 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t)>
-constexpr FloatTile avx512Kernels =
-    anyTile<float, kTileRows, kTileTokens, avx512Tile<kTileRows, kTileTokens, loadw, load>,
-            avx512Tile<kTileRows, 1, loadw, load>, avx512Tile<1, kTileTokens, loadw, load>,
-            avx512Tile<1, 1, loadw, load>>;
+template <__m256 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t),
+          typename X = float, __m256 (*loadx)(const X*, int64_t) = load8xF32,
+          float (*scalarX)(const X*, int64_t) = scalarF32>
+constexpr auto avx2Kernels =
+    anyTile<X, kTileRows, kAvx2TileTokens,
+            avx2Tile<kTileRows, kAvx2TileTokens, loadw, load, X, loadx, scalarX>,
+            avx2Tile<kTileRows, 1, loadw, load, X, loadx, scalarX>,
+            avx2Tile<1, kAvx2TileTokens, loadw, load, X, loadx, scalarX>,
+            avx2Tile<1, 1, loadw, load, X, loadx, scalarX>>;
+template <__m512 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t),
+          typename X = float, __m512 (*loadx)(const X*, int64_t) = load16xF32,
+          float (*scalarX)(const X*, int64_t) = scalarF32>
+constexpr auto avx512Kernels =
+    anyTile<X, kTileRows, kTileTokens,
+            avx512Tile<kTileRows, kTileTokens, loadw, load, X, loadx, scalarX>,
+            avx512Tile<kTileRows, 1, loadw, load, X, loadx, scalarX>,
+            avx512Tile<1, kTileTokens, loadw, load, X, loadx, scalarX>,
+            avx512Tile<1, 1, loadw, load, X, loadx, scalarX>>;
 
 #endif
 
@@ -118,6 +154,16 @@ constexpr FloatTile avx512Kernels =
 
 int64_t floatDecodeRows(CpuKernels kernels) {
     return kernels == CpuKernels::Avx2 ? kTileRows : 1;
+}
+
+SixteenBitTile halfActivationsTile(CpuKernels kernels) {
+#if defined(__x86_64__)
+    if (kernels >= CpuKernels::Avx512)
+        return avx512Kernels<load16F16, loadF16, uint16_t, load16xF16, scalarF16>;
+    if (kernels == CpuKernels::Avx2)
+        return avx2Kernels<load8F16, loadF16, uint16_t, load8xF16, scalarF16>;
+#endif
+    return portableTile<loadF16, uint16_t, scalarF16>;
 }
 
 FloatTile floatTile(DType dtype, CpuKernels kernels) {
@@ -149,11 +195,11 @@ FloatTile floatTile(DType dtype, CpuKernels kernels) {
 #endif
     switch (dtype) {
         case DType::F32:
-            return portableTile<loadF32>;
+            return portableTile<loadF32, float>;
         case DType::F16:
-            return portableTile<loadF16>;
+            return portableTile<loadF16, float>;
         case DType::BF16:
-            return portableTile<loadBf16>;
+            return portableTile<loadBf16, float>;
         default:
             return nullptr;
     }

@@ -93,6 +93,64 @@ void packedProductRows(const TensorView& weight, PackedTile tile, PackedPairTile
     }
 }
 
+// The activations of F16 and BF16 weights rounded to the weights' type once for every row (kept
+// per calling thread: no allocation per product), and the products of float-type weights.
+void floatProduct(const TensorView& weight, std::span<const float> x, int64_t tokens,
+                  std::span<float> y, ThreadPool* pool, CpuKernels kernels, int64_t work) {
+    const int64_t columns = weight.columns();
+    const int64_t decodeRows = floatDecodeRows(kernels);
+    const auto sixteenBitProduct = [&](SixteenBitTile tile,
+                                       void (*round)(const float*, int64_t, uint16_t*),
+                                       int64_t tileRows) {
+        thread_local std::vector<uint16_t> perThread;
+        std::vector<uint16_t>& rounded = perThread;
+        rounded.resize(size_t(tokens * columns));
+        std::vector<const uint16_t*> xs(static_cast<size_t>(tokens));
+        for (int64_t t = 0; t < tokens; ++t)
+            xs[size_t(t)] = rounded.data() + t * columns;
+        forRows(tokens, 1, tokens > 1 ? work : 0, pool, [&](int64_t begin, int64_t end) {
+            round(x.data() + begin * columns, (end - begin) * columns,
+                  rounded.data() + begin * columns);
+        });
+        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
+            productRows(weight, tile, xs, columns, y, begin, end, tileRows);
+        });
+    };
+    if (weight.dtype == DType::BF16)
+        if (const SixteenBitTile pairs = bf16PairTile(kernels); pairs != nullptr)
+            return sixteenBitProduct(pairs, roundToBf16, 1);
+    if (weight.dtype == DType::F16 && tokens == 1 && fitsHalf(x.data(), columns))
+        return sixteenBitProduct(halfActivationsTile(kernels), roundToHalf, decodeRows);
+
+    thread_local std::vector<float> perThread;
+    std::vector<float>& rounded = perThread;
+    const float* inputs = x.data();
+    if (weight.dtype == DType::F16 || weight.dtype == DType::BF16) {
+        rounded.resize(size_t(tokens * columns));
+        // A token with a value past F16's range keeps its f32 values for F16 weights (fitsHalf).
+        forRows(tokens, 1, tokens > 1 ? work : 0, pool, [&](int64_t begin, int64_t end) {
+            for (int64_t t = begin; t < end; ++t) {
+                const float* from = x.data() + t * columns;
+                float* to = rounded.data() + t * columns;
+                if (weight.dtype == DType::BF16)
+                    roundToBf16Precision(from, columns, to);
+                else if (fitsHalf(from, columns))
+                    roundToHalfPrecision(from, columns, to);
+                else
+                    std::copy(from, from + columns, to);
+            }
+        });
+        inputs = rounded.data();
+    }
+    std::vector<const float*> xs(static_cast<size_t>(tokens));
+    for (int64_t t = 0; t < tokens; ++t)
+        xs[size_t(t)] = inputs + t * columns;
+    const Tile<float> tile = floatTile(weight.dtype, kernels);
+    forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
+        productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
+    });
+}
+
 // Y = X · Wᵀ for `tokens` rows of X, threads splitting the weight rows.
 void product(const TensorView& weight, std::span<const float> x, int64_t tokens, std::span<float> y,
              ThreadPool* pool) {
@@ -152,31 +210,8 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, blocks, y, begin, end, 1);
         });
-    } else if (const Bf16PairTile pairTile =
-                   weight.dtype == DType::BF16 ? bf16PairTile(kernels) : nullptr;
-               pairTile != nullptr) {
-        // The activations rounded to BF16 once for every row, kept per calling thread as the
-        // quantized ones are.
-        thread_local std::vector<uint16_t> perThread;
-        std::vector<uint16_t>& rounded = perThread;
-        rounded.resize(size_t(tokens * columns));
-        std::vector<const uint16_t*> xs(static_cast<size_t>(tokens));
-        for (int64_t t = 0; t < tokens; ++t) {
-            xs[size_t(t)] = rounded.data() + t * columns;
-            roundToBf16(x.data() + t * columns, columns, rounded.data() + t * columns);
-        }
-        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
-            productRows(weight, pairTile, xs, columns, y, begin, end, 1);
-        });
     } else {
-        std::vector<const float*> xs(static_cast<size_t>(tokens));
-        for (int64_t t = 0; t < tokens; ++t)
-            xs[size_t(t)] = x.data() + t * columns;
-        const Tile<float> tile = floatTile(weight.dtype, kernels);
-        const int64_t decodeRows = floatDecodeRows(kernels);
-        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
-            productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
-        });
+        floatProduct(weight, x, tokens, y, pool, kernels, work);
     }
 }
 
