@@ -45,8 +45,10 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
 
 #if defined(__x86_64__)
 
-// The register tiles. `out` has `stride` entries per row.
-#define INFERLENS_FLOAT_TILE(name, target, vector, width, zero, fma, reduce)                      \
+// The register tiles (`out` has `stride` entries per row), and `kernels`: any tile from them, of
+// up to kTileRows rows × `tokens` tokens at a time.
+#define INFERLENS_FLOAT_TILE(name, kernels, tokens, target, vector, width, zero, fma, reduce,     \
+                             loadF32)                                                             \
     template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                           \
               float (*load)(const std::byte*, int64_t), typename X,                               \
               vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t)>            \
@@ -72,7 +74,16 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
                     sum += load(rows[r], j) * scalarX(xs[t], j);                                  \
                 out[r * stride + t] = sum;                                                        \
             }                                                                                     \
-    }
+    }                                                                                             \
+    template <vector (*loadw)(const std::byte*, int64_t),                                         \
+              float (*load)(const std::byte*, int64_t), typename X = float,                       \
+              vector (*loadx)(const X*, int64_t) = loadF32,                                       \
+              float (*scalarX)(const X*, int64_t) = scalarF32>                                    \
+    constexpr auto kernels =                                                                      \
+        anyTile<X, kTileRows, tokens, name<kTileRows, tokens, loadw, load, X, loadx, scalarX>,    \
+                name<kTileRows, 1, loadw, load, X, loadx, scalarX>,                               \
+                name<1, tokens, loadw, load, X, loadx, scalarX>,                                  \
+                name<1, 1, loadw, load, X, loadx, scalarX>>;
 
 INFERLENS_AVX2 inline __m256 zero8() {
     return _mm256_setzero_ps();
@@ -82,24 +93,6 @@ INFERLENS_AVX512 inline __m512 zero16() {
 }
 INFERLENS_AVX512 inline float reduce16(__m512 v) {
     return _mm512_reduce_add_ps(v);
-}
-
-INFERLENS_FLOAT_TILE(avx2Tile, INFERLENS_AVX2, __m256, 8, zero8, _mm256_fmadd_ps,
-                     simd::horizontalSum)
-INFERLENS_FLOAT_TILE(avx512Tile, INFERLENS_AVX512, __m512, 16, zero16, _mm512_fmadd_ps, reduce16)
-
-// Eight or sixteen activations as f32, from f32 or F16.
-INFERLENS_AVX2 inline __m256 load8xF32(const float* x, int64_t i) {
-    return _mm256_loadu_ps(x + i);
-}
-INFERLENS_AVX2 inline __m256 load8xF16(const uint16_t* x, int64_t i) {
-    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
-}
-INFERLENS_AVX512 inline __m512 load16xF32(const float* x, int64_t i) {
-    return _mm512_loadu_ps(x + i);
-}
-INFERLENS_AVX512 inline __m512 load16xF16(const uint16_t* x, int64_t i) {
-    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
 }
 
 // Eight or sixteen elements of a row as f32.
@@ -124,29 +117,29 @@ INFERLENS_AVX512 inline __m512 load16Bf16(const std::byte* row, int64_t i) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
 }
 
+// Eight or sixteen activations as f32, from f32 or F16.
+INFERLENS_AVX2 inline __m256 load8xF32(const float* x, int64_t i) {
+    return _mm256_loadu_ps(x + i);
+}
+INFERLENS_AVX2 inline __m256 load8xF16(const uint16_t* x, int64_t i) {
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+}
+INFERLENS_AVX512 inline __m512 load16xF32(const float* x, int64_t i) {
+    return _mm512_loadu_ps(x + i);
+}
+INFERLENS_AVX512 inline __m512 load16xF16(const uint16_t* x, int64_t i) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i)));
+}
+
 // AVX2 has 16 vector registers: 4 rows × 3 tokens of accumulators, three activation vectors and
 // the weight being multiplied. Four rows rather than two halve the activations each row group
 // reads from the caches, which is what bounds a prefill (TinyLlama F16 prefill on one Zen 3 core:
 // see bench/RESULTS.md). AVX-512 has 32: 4 × 4.
 constexpr int kAvx2TileTokens = 3;
-template <__m256 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t),
-          typename X = float, __m256 (*loadx)(const X*, int64_t) = load8xF32,
-          float (*scalarX)(const X*, int64_t) = scalarF32>
-constexpr auto avx2Kernels =
-    anyTile<X, kTileRows, kAvx2TileTokens,
-            avx2Tile<kTileRows, kAvx2TileTokens, loadw, load, X, loadx, scalarX>,
-            avx2Tile<kTileRows, 1, loadw, load, X, loadx, scalarX>,
-            avx2Tile<1, kAvx2TileTokens, loadw, load, X, loadx, scalarX>,
-            avx2Tile<1, 1, loadw, load, X, loadx, scalarX>>;
-template <__m512 (*loadw)(const std::byte*, int64_t), float (*load)(const std::byte*, int64_t),
-          typename X = float, __m512 (*loadx)(const X*, int64_t) = load16xF32,
-          float (*scalarX)(const X*, int64_t) = scalarF32>
-constexpr auto avx512Kernels =
-    anyTile<X, kTileRows, kTileTokens,
-            avx512Tile<kTileRows, kTileTokens, loadw, load, X, loadx, scalarX>,
-            avx512Tile<kTileRows, 1, loadw, load, X, loadx, scalarX>,
-            avx512Tile<1, kTileTokens, loadw, load, X, loadx, scalarX>,
-            avx512Tile<1, 1, loadw, load, X, loadx, scalarX>>;
+INFERLENS_FLOAT_TILE(avx2Tile, avx2Kernels, kAvx2TileTokens, INFERLENS_AVX2, __m256, 8, zero8,
+                     _mm256_fmadd_ps, simd::horizontalSum, load8xF32)
+INFERLENS_FLOAT_TILE(avx512Tile, avx512Kernels, kTileTokens, INFERLENS_AVX512, __m512, 16, zero16,
+                     _mm512_fmadd_ps, reduce16, load16xF32)
 
 #endif
 
