@@ -79,7 +79,10 @@ int64_t roundToBf16PrecisionAvx2(const float*, int64_t, float*) {
 // The vector part where the CPU has it (returns how many it did), then the rest one by one.
 template <typename Out, int64_t (*vectors)(const float*, int64_t, Out*), Out (*one)(float)>
 void round(const float* x, int64_t count, Out* out) {
-    int64_t i = cpuSupports(CpuKernels::Avx2) ? vectors(x, count, out) : 0;
+    // Asked once: cpuSupports runs CPUID, a trap under a hypervisor, and a prefill rounds every
+    // token of every product.
+    static const bool haveVectors = cpuSupports(CpuKernels::Avx2);
+    int64_t i = haveVectors ? vectors(x, count, out) : 0;
     for (; i < count; ++i)
         out[i] = one(x[i]);
 }

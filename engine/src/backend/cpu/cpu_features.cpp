@@ -59,11 +59,15 @@ const char* checkAmx() {
 bool cpuHasAvx512Bf16() {
 #if defined(__x86_64__) || defined(__i386__)
     // CPUID leaf 7 subleaf 1, EAX bit 5. Asked directly, as F16C is: not every compiler's
-    // __builtin_cpu_supports knows it.
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    constexpr unsigned kAvx512Bf16 = 1u << 5;
-    return cpuSupports(CpuKernels::Avx512) &&
-           __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & kAvx512Bf16) != 0;
+    // __builtin_cpu_supports knows it. Asked once: every BF16 product asks, and under a
+    // hypervisor each CPUID is a trap of a microsecond or more.
+    static const bool has = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        constexpr unsigned kAvx512Bf16 = 1u << 5;
+        return cpuSupports(CpuKernels::Avx512) &&
+               __get_cpuid_count(7, 1, &eax, &ebx, &ecx, &edx) != 0 && (eax & kAvx512Bf16) != 0;
+    }();
+    return has;
 #else
     return false;
 #endif

@@ -24,7 +24,7 @@ bool cpuSupports(CpuKernels kernels);
 const char* amxUnavailable();
 // AVX512_BF16 (vdpbf16ps: two BF16 products per f32 lane and instruction), which the avx512 and
 // amx sets use for BF16 weights where the CPU has it (Zen 4, Cooper Lake, Sapphire Rapids and
-// later), rounding the activations to BF16 as well; without it BF16 weights meet f32 activations.
+// later); without it BF16 products run as f32 multiply-adds (kernels.h).
 bool cpuHasAvx512Bf16();
 // The set in use (the environment variable read once; a set the CPU lacks falls back, with a
 // message on stderr).

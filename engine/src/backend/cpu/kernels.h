@@ -34,9 +34,9 @@ using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const flo
 // row, 6.6 with four).
 int64_t floatDecodeRows(CpuKernels kernels);
 // F16 and BF16 weights meet activations rounded to their own type (F16: where they fit in it,
-// fitsHalf), on every kernel set: what the
-// model computes when run in that type (PyTorch's f16/bf16 activations; llama.cpp does the same),
-// and what lets the activations take 16 bits instead of 32. A prefill's tokens are rounded in f32
+// fitsHalf), on every kernel set: what the model computes when run in that type (PyTorch's
+// f16/bf16 activations; llama.cpp does the same), and what lets the activations take 16 bits
+// instead of 32. A prefill's tokens are rounded in f32
 // (roundToHalfPrecision, roundToBf16Precision) for floatTile; a decode step's are kept as F16
 // (roundToHalf) for halfActivationsTile: with f32 activations a long row (FFN down, 5,632
 // values: 22 KiB of them) and the weights streaming past overflow a 32 KiB L1 cache, and decoding
