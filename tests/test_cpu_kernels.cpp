@@ -19,6 +19,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/packed_rows.h"
 #include "backend/cpu/reference_ops.h"
+#include "backend/cpu/simd_x86.h"
 #include "backend/cpu/thread_pool.h"
 #include "core/block_formats.h"
 #include "core/dtype_codec.h"
@@ -120,6 +121,50 @@ struct TileProblem {
     }
 };
 
+#if defined(__x86_64__)
+// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+// The pairing simd::laneSum promises, in scalars: lanes i and i + 8, then i and i + 4, then
+// (0 + 2) + (1 + 3).
+float pairwiseLaneSum(const float* lanes) {
+    float eight[8], four[4];
+    for (int i = 0; i < 8; ++i)
+        eight[i] = lanes[i] + lanes[i + 8];
+    for (int i = 0; i < 4; ++i)
+        four[i] = eight[i] + eight[i + 4];
+    return (four[0] + four[2]) + (four[1] + four[3]);
+}
+
+// simd::laneSums of N vectors (16 values each), and simd::laneSum of each.
+template <int N>
+INFERLENS_AVX512 void laneSumsOf(const float* values, float* sums, float* oneByOne) {
+    __m512 vectors[N];
+    for (int i = 0; i < N; ++i)
+        vectors[i] = _mm512_loadu_ps(values + 16 * i);
+    simd::laneSums<N>(vectors, sums);
+    for (int i = 0; i < N; ++i)
+        oneByOne[i] = simd::laneSum(vectors[i]);
+}
+
+// Every vector's sum from laneSums<N> equals laneSum's and the scalar pairing's, bit for bit.
+template <int N>
+void checkLaneSums(const std::vector<float>& values) {
+    float sums[N], oneByOne[N];
+    laneSumsOf<N>(values.data(), sums, oneByOne);
+    for (int i = 0; i < N; ++i) {
+        const float expected = pairwiseLaneSum(values.data() + 16 * i);
+        QVERIFY2(sums[i] == expected && oneByOne[i] == expected,
+                 qPrintable(QString("N=%1 vector %2: %3 / %4 vs %5")
+                                .arg(N)
+                                .arg(i)
+                                .arg(double(sums[i]), 0, 'g', 9)
+                                .arg(double(oneByOne[i]), 0, 'g', 9)
+                                .arg(double(expected), 0, 'g', 9)));
+    }
+}
+#endif
+
 std::vector<CpuKernels> availableKernels() {
     std::vector<CpuKernels> sets;
     for (const CpuKernels kernels : {CpuKernels::Portable, CpuKernels::Avx2, CpuKernels::Avx512})
@@ -140,6 +185,33 @@ class TestCpuKernels : public QObject {
             if (!cpuSupports(kernels))
                 qInfo("this CPU has no %s: those kernels are not run here",
                       cpuKernelsName(kernels));
+    }
+
+    // The AVX-512 tiles' lane sums, many vectors at once, add in the one documented order: values
+    // of mixed magnitudes, where another order would round differently.
+    void laneSumsAddInTheDocumentedPairs() {
+#if defined(__x86_64__)
+        if (!cpuSupports(CpuKernels::Avx512))
+            QSKIP("this CPU has no AVX-512: the lane sums are not run here");
+        std::vector<float> values = randomValues(16 * 24, 1.0f, 3);
+        for (size_t i = 0; i < values.size(); ++i)
+            values[i] *= std::ldexp(1.0f, int(i * 7 % 41) - 20);
+        int orderMatters = 0;
+        for (int v = 0; v < 24; ++v) {
+            float sequential = 0.0f;
+            for (int i = 0; i < 16; ++i)
+                sequential += values[size_t(16 * v + i)];
+            orderMatters += sequential != pairwiseLaneSum(values.data() + 16 * v);
+        }
+        QVERIFY2(orderMatters > 8, qPrintable(QString::number(orderMatters)));
+        checkLaneSums<1>(values);
+        checkLaneSums<3>(values);
+        checkLaneSums<4>(values);
+        checkLaneSums<16>(values);
+        checkLaneSums<24>(values);
+#else
+        QSKIP("not an x86-64 build: no AVX-512 lane sums");
+#endif
     }
 
     void floatKernelsAgreeWithTheDecodedProduct() {

@@ -14,6 +14,9 @@
 #include "backend/cpu/amx_tiles.h"
 #include "backend/cpu/simd_x86.h"
 
+// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 namespace inferlens {
 namespace {
 

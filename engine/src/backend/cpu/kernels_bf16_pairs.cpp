@@ -56,12 +56,11 @@ INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t
                 acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
         }
     }
-    // Unrolled too: indexed at run time, the accumulators would live in memory all along.
-#pragma GCC unroll 4
+    float sums[R * T];
+    simd::laneSums<R * T>(&acc[0][0], sums);
     for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
         for (int t = 0; t < T; ++t)
-            out[r * stride + t] = _mm512_reduce_add_ps(acc[r][t]);
+            out[r * stride + t] = sums[r * T + t];
 }
 
 }  // namespace

@@ -67,9 +67,11 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
                     fma(w, x[t], acc[r][t]);                                                      \
             }                                                                                     \
         }                                                                                         \
+        float sums[R * T];                                                                        \
+        reduce<R * T>(&acc[0][0], sums);                                                          \
         for (int r = 0; r < R; ++r)                                                               \
             for (int t = 0; t < T; ++t) {                                                         \
-                float sum = reduce(acc[r][t]);                                                    \
+                float sum = sums[r * T + t];                                                      \
                 for (int64_t j = i; j < count; ++j)                                               \
                     sum += load(rows[r], j) * scalarX(xs[t], j);                                  \
                 out[r * stride + t] = sum;                                                        \
@@ -91,8 +93,15 @@ INFERLENS_AVX2 inline __m256 zero8() {
 INFERLENS_AVX512 inline __m512 zero16() {
     return _mm512_setzero_ps();
 }
-INFERLENS_AVX512 inline float reduce16(__m512 v) {
-    return _mm512_reduce_add_ps(v);
+// Each vector's lane sum: AVX2's one by one, AVX-512's in one tree (simd::laneSums).
+template <int N>
+INFERLENS_AVX2 inline void sums8(const __m256* v, float* out) {
+    for (int i = 0; i < N; ++i)
+        out[i] = simd::horizontalSum(v[i]);
+}
+template <int N>
+INFERLENS_AVX512 inline void sums16(const __m512* v, float* out) {
+    simd::laneSums<N>(v, out);
 }
 
 // Eight or sixteen elements of a row as f32.
@@ -137,9 +146,9 @@ INFERLENS_AVX512 inline __m512 load16xF16(const uint16_t* x, int64_t i) {
 // see bench/RESULTS.md). AVX-512 has 32: 4 × 4.
 constexpr int kAvx2TileTokens = 3;
 INFERLENS_FLOAT_TILE(avx2Tile, avx2Kernels, kAvx2TileTokens, INFERLENS_AVX2, __m256, 8, zero8,
-                     _mm256_fmadd_ps, simd::horizontalSum, load8xF32)
+                     _mm256_fmadd_ps, sums8, load8xF32)
 INFERLENS_FLOAT_TILE(avx512Tile, avx512Kernels, kTileTokens, INFERLENS_AVX512, __m512, 16, zero16,
-                     _mm512_fmadd_ps, reduce16, load16xF32)
+                     _mm512_fmadd_ps, sums16, load16xF32)
 
 #endif
 

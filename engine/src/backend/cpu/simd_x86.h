@@ -21,6 +21,65 @@ INFERLENS_AVX2 inline float horizontalSum(__m256 v) {
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
 }
 
+// GCC 12 warns inside its own headers (their placeholder "undefined" vectors), not about this code.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// The sum of a 16-lane vector's lanes, added in pairs: lane i and i + 8, then i and i + 4, i and
+// i + 2, and the last two (the pairing of GCC's _mm512_reduce_add_ps, written out so that every
+// compiler adds the same way: the float tiles promise the same sum whatever tile computes it).
+INFERLENS_AVX512 inline float laneSum(__m512 v) {
+    const __m256 eight =
+        _mm256_add_ps(_mm512_castps512_ps256(v),
+                      _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+    const __m128 four = _mm_add_ps(_mm256_castps256_ps128(eight), _mm256_extractf128_ps(eight, 1));
+    const __m128 two = _mm_add_ps(four, _mm_movehl_ps(four, four));
+    return _mm_cvtss_f32(_mm_add_ss(two, _mm_movehdup_ps(two)));
+}
+
+// out[i] = laneSum(v[i]) for N vectors, the same floats, from one transposed tree per 16 vectors:
+// each level adds two vectors' halves (then quarters, pairs, lanes) side by side in one vector,
+// about 3 instructions per vector where laneSum takes 8. At the end, lane 4k + j holds the sum of
+// vector 4j + k. Slots past N are zeros whose sums are dropped: no lane mixes two vectors.
+template <int N>
+INFERLENS_AVX512 inline void laneSums(const __m512* v, float* out) {
+    if constexpr (N > 16) {
+        laneSums<16>(v, out);
+        laneSums<N - 16>(v + 16, out + 16);
+    } else {
+        const __m512 zero = _mm512_setzero_ps();
+        __m512 padded[16];
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i)
+            padded[i] = i < N ? v[i] : zero;
+        __m512 halves[8], quarters[4], pairs[2];
+#pragma GCC unroll 8
+        for (int m = 0; m < 8; ++m)
+            halves[m] = _mm512_add_ps(
+                _mm512_shuffle_f32x4(padded[2 * m], padded[2 * m + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_f32x4(padded[2 * m], padded[2 * m + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+#pragma GCC unroll 4
+        for (int m = 0; m < 4; ++m)
+            quarters[m] = _mm512_add_ps(
+                _mm512_shuffle_f32x4(halves[2 * m], halves[2 * m + 1], _MM_SHUFFLE(2, 0, 2, 0)),
+                _mm512_shuffle_f32x4(halves[2 * m], halves[2 * m + 1], _MM_SHUFFLE(3, 1, 3, 1)));
+#pragma GCC unroll 2
+        for (int m = 0; m < 2; ++m)
+            pairs[m] = _mm512_add_ps(
+                _mm512_shuffle_ps(quarters[2 * m], quarters[2 * m + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                _mm512_shuffle_ps(quarters[2 * m], quarters[2 * m + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+        alignas(64) float sums[16];
+        _mm512_store_ps(
+            sums, _mm512_add_ps(_mm512_shuffle_ps(pairs[0], pairs[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                                _mm512_shuffle_ps(pairs[0], pairs[1], _MM_SHUFFLE(3, 1, 3, 1))));
+#pragma GCC unroll 16
+        for (int i = 0; i < N; ++i)
+            out[i] = sums[i % 4 * 4 + i / 4];
+    }
+}
+#pragma GCC diagnostic pop
+
 // A block's fp16 scale (its first two bytes), in one instruction.
 INFERLENS_AVX2 inline float halfScale(const std::byte* block) {
     uint16_t bits;

@@ -1,0 +1,78 @@
+// One core's speed of the float-type products (F32, F16, BF16 weights) in the kernel set in use, on
+// one weight matrix of random values: a prefill (by default 128 tokens, two of the products'
+// 64-token blocks) as Gflop/s (2 per multiply-add), and one token (decode) as GB/s of weights
+// read. The float counterpart of bench_packed_products: what to look at when the F16 or BF16
+// prompt trails, without the rest of a model's step around it. A few tokens (4) show the tiles'
+// speed with the activations in the core's caches; 64 and more, as a prompt runs them.
+//
+// Usage: bench_float_products [ROWS] [COLUMNS] [TOKENS] [REPEATS]   (defaults: 2048 5632 128 9;
+// the fastest of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/cpu_features.h"
+#include "backend/cpu/reference_ops.h"
+#include "core/dtype_codec.h"
+
+using namespace inferlens;
+
+namespace {
+
+template <typename Work>
+double fastestSeconds(int repeats, Work&& work) {
+    double fastest = 1e30;
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        work();
+        fastest = std::min(
+            fastest,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return fastest;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;
+    const int64_t columns = argc > 2 ? std::atoll(argv[2]) : 5632;
+    const int tokens = argc > 3 ? std::atoi(argv[3]) : 128;
+    const int repeats = argc > 4 ? std::atoi(argv[4]) : 9;
+    if (rows < 1 || columns < 1 || tokens < 1 || repeats < 1) {
+        std::fprintf(stderr, "usage: %s [ROWS] [COLUMNS] [TOKENS] [REPEATS]\n", argv[0]);
+        return 2;
+    }
+    std::printf("kernel set: %s; %lld x %lld weights, %d-token prefill; fastest of %d\n",
+                cpuKernelsName(cpuKernels()), static_cast<long long>(rows),
+                static_cast<long long>(columns), tokens, repeats);
+    std::mt19937 generator(7);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> x(size_t(tokens * columns));
+    for (float& v : x)
+        v = normal(generator);
+    std::vector<float> values(size_t(rows * columns));
+    for (float& v : values)
+        v = 0.05f * normal(generator);
+    std::vector<float> y(size_t(rows * tokens));
+    for (const DType dtype : {DType::F32, DType::F16, DType::BF16}) {
+        const int64_t rowBytes = columns * dtypeInfo(dtype).blockBytes;
+        std::vector<std::byte> bytes(size_t(rows * rowBytes));
+        for (int64_t r = 0; r < rows; ++r)
+            encodeRow(dtype, std::span<const float>(values.data() + r * columns, size_t(columns)),
+                      bytes.data() + r * rowBytes);
+        const TensorView weight{"w", dtype, {rows, columns}, bytes.data(), int64_t(bytes.size())};
+        const double prefill =
+            fastestSeconds(repeats, [&] { matMat(weight, x, tokens, y, nullptr); });
+        const double decode = fastestSeconds(repeats, [&] {
+            matVec(weight, std::span<const float>(x.data(), size_t(columns)), y, nullptr);
+        });
+        std::printf("%-4s prefill %6.1f Gflop/s   decode %5.1f GB/s\n", dtypeName(dtype).data(),
+                    2.0 * double(rows * columns) * tokens / prefill / 1e9,
+                    double(bytes.size()) / decode / 1e9);
+    }
+    return 0;
+}
