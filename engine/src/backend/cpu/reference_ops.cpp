@@ -55,8 +55,9 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
                 rowPointers[k] = weight.data + (r + k) * rowBytes;
             float out[kTileRows * kTokenBlock];  // no allocation per product
             tile(rowPointers, rowCount, xs.data() + first, tokenCount, length, out);
-            for (int i = 0; i < rowCount; ++i)
-                for (int k = 0; k < tokenCount; ++k)
+            // Token by token, each token's outputs side by side (as packedProductRows does).
+            for (int k = 0; k < tokenCount; ++k)
+                for (int i = 0; i < rowCount; ++i)
                     y[size_t((first + k) * outputs + r + i)] = out[i * tokenCount + k];
         }
     }
