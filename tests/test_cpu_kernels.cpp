@@ -214,6 +214,58 @@ class TestCpuKernels : public QObject {
 #endif
     }
 
+    // The FFN's gated activations on every kernel set against double precision (the sigmoid form,
+    // which stays accurate where 1 + tanh cancels), on values across and past f32's exp range,
+    // zeros, infinities and NaN, at lengths that leave every vector tail; and a value's result is
+    // the same alone as amid a buffer.
+    void gatedActivationsAgreeWithDoublePrecision() {
+        std::vector<float> x = {0.0f,   -0.0f,    1e-30f,    -1e-30f, 0.5f,   -0.5f,   3.0f,
+                                -3.0f,  -5.0f,    -10.0f,    20.0f,   -20.0f, 87.0f,   -87.0f,
+                                89.0f,  -89.0f,   104.0f,    -104.0f, 200.0f, -200.0f, 1e30f,
+                                -1e30f, INFINITY, -INFINITY, NAN};
+        for (const float value : randomValues(200, 4.0f, 11))
+            x.push_back(value);
+        const std::vector<float> up = randomValues(int64_t(x.size()), 1.0f, 12);
+        for (const CpuKernels kernels : availableKernels())
+            for (const bool gelu : {false, true}) {
+                const GatedActivation kernel = gelu ? geluTanhGate(kernels) : siluGate(kernels);
+                std::vector<float> all = x;
+                kernel(all.data(), up.data(), int64_t(all.size()));
+                for (const int64_t count : {1, 15, 16, 17, 33}) {
+                    std::vector<float> part(x.begin() + 7, x.begin() + 7 + count);
+                    kernel(part.data(), up.data() + 7, count);
+                    for (int64_t i = 0; i < count; ++i)
+                        QVERIFY(part[size_t(i)] == all[size_t(7 + i)] ||
+                                (std::isnan(part[size_t(i)]) && std::isnan(all[size_t(7 + i)])));
+                }
+                for (size_t i = 0; i < x.size(); ++i) {
+                    const double v = x[i];
+                    const double k =
+                        gelu ? 2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v) : v;
+                    const double exact = v / (1 + std::exp(-k)) * up[i];
+                    const float got = all[i];
+                    // The portable GELU (AVX2 too) is the models' own f32 formula, 0.5x(1 + tanh
+                    // z): where tanh z nears −1 it keeps only the absolute precision of x. Below
+                    // f32's normal range (x < −88.7, where e^−x overflows) the result may come out
+                    // as 0: an absolute 2⁻¹²⁰. GELU's argument k is computed in f32: its rounding,
+                    // a few ulp of |k|, moves the result by as much relative to it.
+                    const double tolerance =
+                        8 * 0x1p-24 * std::fabs(exact) * (gelu ? 1 + std::fabs(k) : 1) + 0x1p-120 +
+                        (gelu && kernels < CpuKernels::Avx512 ? 0x1p-23 * std::fabs(v * up[i])
+                                                              : 0.0);
+                    const bool ok = std::isnan(exact)   ? std::isnan(got)
+                                    : std::isinf(exact) ? double(got) == exact
+                                                        : std::fabs(got - exact) <= tolerance;
+                    QVERIFY2(ok, qPrintable(QString("%1 %2 x=%3: %4 vs %5")
+                                                .arg(cpuKernelsName(kernels))
+                                                .arg(gelu ? "gelu" : "silu")
+                                                .arg(double(v), 0, 'g', 9)
+                                                .arg(double(got), 0, 'g', 9)
+                                                .arg(exact, 0, 'g', 9)));
+                }
+            }
+    }
+
     void floatKernelsAgreeWithTheDecodedProduct() {
         for (const CpuKernels kernels : availableKernels())
             for (const DType dtype : {DType::F32, DType::F16, DType::BF16})
@@ -489,7 +541,9 @@ class TestCpuKernels : public QObject {
     // bit for bit (prefill = decode), and the engine's products the same through the packed and
     // the file layout up to f32 rounding, on any number of threads.
     void packedMatricesAgreeWithinTheActivationRounding() {
-        const int64_t rows = 13, tokens = 6;
+        // 11 tokens: a prefill's pair tile decodes the K-types' super-blocks once from 8 tokens
+        // on (two tiles of 4, then 3 alone); fewer, it decodes as it goes.
+        const int64_t rows = 13, tokens = 11;
         for (const DType dtype : kBlockTypes) {
             QVERIFY(!packs(dtype, CpuKernels::Portable));
 #if defined(__x86_64__)
@@ -522,7 +576,7 @@ class TestCpuKernels : public QObject {
                 // Both groups at once (where the kernel set has a tile for two): the one-group
                 // tile's numbers, bit for bit, whatever the number of tokens.
                 if (const PackedPairTile pairTile = packedPairTile(dtype, kernels))
-                    for (const int count : {1, 3, 4, int(tokens)}) {
+                    for (const int count : {1, 3, 4, 8, int(tokens)}) {
                         std::vector<float> pair(size_t(2 * kPackedRows * count)),
                             single(size_t(kPackedRows * count));
                         pairTile(packed.bytes.get(), groupBytes, xs.data(), count, blocks,

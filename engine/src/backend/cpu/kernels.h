@@ -78,6 +78,14 @@ using WeightedSums = void (*)(const float* weights, int64_t weightStride, int co
                               float* out, int64_t outStride);
 WeightedSums weightedSums(CpuKernels kernels);
 
+// The FFN's gated activations, gate[i] ← act(gate[i]) · up[i] (kernels_activation.cpp): SiLU
+// (SwiGLU) and GELU's tanh approximation (Gemma's gelu_pytorch_tanh). The portable set uses the C
+// library's exp and tanh; AVX-512 its own exp (within about 2 ulp), so the two sets may differ in
+// the last bits. Element by element: a value's result does not depend on its neighbours.
+using GatedActivation = void (*)(float* gate, const float* up, int64_t count);
+GatedActivation siluGate(CpuKernels kernels);
+GatedActivation geluTanhGate(CpuKernels kernels);
+
 // Any block type's tile.
 inline BlockTile blockTile(DType dtype, CpuKernels kernels) {
     const BlockTile legacy = legacyQuantTile(dtype, kernels);

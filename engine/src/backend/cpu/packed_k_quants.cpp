@@ -24,6 +24,8 @@
 // Per (row, token), 16-value group and in a fixed order: acc ← fma(d · sc · xScale,
 // float(Σ q a − 32 · Σ a), acc), with q the unsigned 6-bit value (the file's value is q − 32).
 
+#include <vector>
+
 #include "backend/cpu/packed_formats.h"
 #include "core/k_quant_blocks.h"
 
@@ -175,35 +177,79 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, int64_t, const QuantizedActi
         GroupLanes::storeRows(acc[t], out + t, stride);
 }
 
+// What the packed sources below share: a group's (or a pair of groups') packed super-blocks of
+// `blockBytes` each, `groupBytes` apart for a pair.
+template <int64_t blockBytes>
+struct PackedSuperBlocks {
+    static constexpr bool kPrefetch = true;
+    const std::byte* group;
+    int64_t groupBytes;
+
+    const std::byte* block(int64_t b) const { return group + b * blockBytes; }
+    void prefetch(int64_t b) const { prefetchForDecode(block(b), blockBytes); }
+};
+
+// Where an AVX-512 Q4_K/Q5_K tile takes a super-block's values from: decoded from the packed
+// copy as it goes (PackedQ4k), or read back from a copy decoded once for a prefill's block of
+// tokens (Decoded, below). Per row lane: factors[s] = d · sc and factors[8 + s] = −dmin · m of
+// sub-block s (W::kRows floats each), and for the pair p of sub-blocks 2p, 2p + 1 and chunk k,
+// the values (4 or 5 bits) of chunk k of each.
+template <typename W, bool fifth>
+struct PackedQ4k : PackedSuperBlocks<kPackedBytes<fifth>> {
+    using Ints = typename W::Ints;
+    using PackedSuperBlocks<kPackedBytes<fifth>>::block;
+    using PackedSuperBlocks<kPackedBytes<fifth>>::groupBytes;
+
+    // Written into `buffer` (16 · W::kRows floats, aligned), which is returned.
+    INFERLENS_AVX512 const float* factors(int64_t b, float* buffer) const {
+        const std::byte* at = block(b);
+        const typename W::Floats d = W::halves(at, groupBytes);
+        const typename W::Floats negativeDmin = W::negate(W::halves(at + 16, groupBytes));
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) {
+            W::storeFloats(buffer + s * W::kRows,
+                           W::multiply(d, W::unsignedBytes(at + 32 + 8 * s, groupBytes)));
+            W::storeFloats(
+                buffer + (8 + s) * W::kRows,
+                W::multiply(negativeDmin, W::unsignedBytes(at + 96 + 8 * s, groupBytes)));
+        }
+        return buffer;
+    }
+    // Sub-block 2p's (lo) and 2p + 1's (hi) values of chunk k.
+    static constexpr int kOuter = 4, kInner = 8, kVectors = 2;
+    INFERLENS_AVX512 void values(int64_t b, int p, int k, Ints (&v)[kVectors]) const {
+        const std::byte* at = block(b);
+        const Ints mask4 = W::everyByte(0x0f);
+        const Ints chunk = W::load(at + packedNibblesAt(fifth) + 256 * p + 32 * k, groupBytes);
+        v[0] = W::both(chunk, mask4);
+        v[1] = W::both(W::shiftRight16(chunk, 4), mask4);
+        if constexpr (fifth) {
+            const Ints bits = W::load(at + 160 + 32 * k, groupBytes);
+            v[0] = W::either(v[0], W::fifthBits(bits, 2 * p));
+            v[1] = W::either(v[1], W::fifthBits(bits, 2 * p + 1));
+        }
+    }
+};
+
 // AVX-512 VNNI, over W's rows (one group, or two side by side: packed_lanes.h): a pair of
 // sub-blocks at a time, each pair's integer dots built in two accumulators per sub-block and token
 // (exact, so in any order), so that one decode step is not bound by the latency of a single chain
 // of dot-product instructions. The float steps per (row, token) are those of the AVX2 tile.
-template <typename W, bool fifth, int T>
-INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
-                                const QuantizedActivations* const* xs, int64_t blocks, float* out,
-                                int stride) {
+// `Source`: PackedQ4k or Decoded<PackedQ4k>, the same values either way.
+template <typename W, typename Source, int T>
+INFERLENS_AVX512 void q4kAvx512Tile(const Source& source, const QuantizedActivations* const* xs,
+                                    int64_t blocks, float* out, int stride) {
     using Ints = typename W::Ints;
     using Floats = typename W::Floats;
     Floats acc[T];
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t)
         acc[t] = W::zero();
-    const Ints mask4 = W::everyByte(0x0f);
     for (int64_t b = 0; b < blocks; ++b) {
-        const std::byte* block = group + b * kPackedBytes<fifth>;
-        if constexpr (T == 1)
-            prefetchForDecode(block, kPackedBytes<fifth>);
-        alignas(64) float scale[8][W::kRows], offset[8][W::kRows];
-        const Floats d = W::halves(block, groupBytes);
-        const Floats negativeDmin = W::negate(W::halves(block + 16, groupBytes));
-#pragma GCC unroll 8
-        for (int s = 0; s < 8; ++s) {
-            W::storeFloats(scale[s],
-                           W::multiply(d, W::unsignedBytes(block + 32 + 8 * s, groupBytes)));
-            W::storeFloats(offset[s], W::multiply(negativeDmin, W::unsignedBytes(block + 96 + 8 * s,
-                                                                                 groupBytes)));
-        }
+        if constexpr (T == 1 && Source::kPrefetch)
+            source.prefetch(b);
+        alignas(64) float buffer[16 * W::kRows];
+        const float* factors = source.factors(b, buffer);
 #pragma GCC unroll 4
         for (int p = 0; p < 4; ++p) {
             Ints low[T][2], high[T][2];
@@ -215,20 +261,13 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
                 }
 #pragma GCC unroll 8
             for (int k = 0; k < 8; ++k) {
-                const Ints chunk =
-                    W::load(block + packedNibblesAt(fifth) + 256 * p + 32 * k, groupBytes);
-                Ints lo = W::both(chunk, mask4);
-                Ints hi = W::both(W::shiftRight16(chunk, 4), mask4);
-                if constexpr (fifth) {
-                    const Ints bits = W::load(block + 160 + 32 * k, groupBytes);
-                    lo = W::either(lo, W::fifthBits(bits, 2 * p));
-                    hi = W::either(hi, W::fifthBits(bits, 2 * p + 1));
-                }
+                Ints v[2];
+                source.values(b, p, k, v);
 #pragma GCC unroll 4
                 for (int t = 0; t < T; ++t) {
                     const int8_t* a = xs[t]->values.data() + (8 * b + 2 * p) * 32 + 4 * k;
-                    low[t][k % 2] = W::dot(low[t][k % 2], lo, W::broadcast4(a));
-                    high[t][k % 2] = W::dot(high[t][k % 2], hi, W::broadcast4(a + 32));
+                    low[t][k % 2] = W::dot(low[t][k % 2], v[0], W::broadcast4(a));
+                    high[t][k % 2] = W::dot(high[t][k % 2], v[1], W::broadcast4(a + 32));
                 }
             }
 #pragma GCC unroll 4
@@ -238,10 +277,10 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
                 for (int i = 0; i < 2; ++i) {
                     const int s = 2 * p + i;
                     const size_t sub = size_t(8 * b + s);
-                    acc[t] = W::multiplyAdd(
-                        W::multiply(W::loadFloats(scale[s]), W::every(xs[t]->scales[sub])),
-                        W::toFloats(dots[i]), acc[t]);
-                    acc[t] = W::multiplyAdd(W::loadFloats(offset[s]),
+                    acc[t] = W::multiplyAdd(W::multiply(W::loadFloats(factors + s * W::kRows),
+                                                        W::every(xs[t]->scales[sub])),
+                                            W::toFloats(dots[i]), acc[t]);
+                    acc[t] = W::multiplyAdd(W::loadFloats(factors + (8 + s) * W::kRows),
                                             W::every(xs[t]->scaledSums[sub]), acc[t]);
                 }
             }
@@ -249,6 +288,14 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
     }
     for (int t = 0; t < T; ++t)
         W::storeRows(acc[t], out + t, stride);
+}
+
+template <typename W, bool fifth, int T>
+INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
+                                const QuantizedActivations* const* xs, int64_t blocks, float* out,
+                                int stride) {
+    q4kAvx512Tile<W, PackedQ4k<W, fifth>, T>(PackedQ4k<W, fifth>{group, groupBytes}, xs, blocks,
+                                             out, stride);
 }
 
 // AVX2: a sub-block (4h + k) at a time, its 8 chunks of 6-bit values decoded into registers once
@@ -323,33 +370,59 @@ INFERLENS_AVX2 void q6kAvx2(const std::byte* group, int64_t, const QuantizedActi
         GroupLanes::storeRows(acc[t], out + t, stride);
 }
 
+// Where an AVX-512 Q6_K tile takes a super-block's values from, as for Q4_K (PackedQ4k): per row
+// lane, factors[g] = d · sc of 16-value group g (W::kRows floats each), and for half h and chunk
+// c, the 6-bit values of chunk c of sub-blocks 4h + k, k = 0…3.
+template <typename W>
+struct PackedQ6k : PackedSuperBlocks<kPackedQ6_KBytes> {
+    using Ints = typename W::Ints;
+
+    INFERLENS_AVX512 const float* factors(int64_t b, float* buffer) const {
+        const std::byte* at = block(b);
+        const typename W::Floats d = W::halves(at, groupBytes);
+#pragma GCC unroll 16
+        for (int g = 0; g < 16; ++g)
+            W::storeFloats(buffer + g * W::kRows,
+                           W::multiply(d, W::signedBytes(at + 16 + 8 * g, groupBytes)));
+        return buffer;
+    }
+    // Chunk c of half h: sub-blocks 4h + k, k = 0…3.
+    static constexpr int kOuter = 2, kInner = 8, kVectors = 4;
+    INFERLENS_AVX512 void values(int64_t b, int h, int c, Ints (&q)[kVectors]) const {
+        const std::byte* half = block(b) + 144 + h * (16 + 8) * 32;
+        const Ints mask4 = W::everyByte(0x0f), mask2 = W::everyByte(3);
+        const Ints low0 = W::load(half + 32 * c, groupBytes);
+        const Ints low1 = W::load(half + 32 * (c + 8), groupBytes);
+        const Ints high = W::load(half + 32 * (16 + c), groupBytes);
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            const Ints low = k % 2 == 0 ? low0 : low1;
+            // Sub-block k's 2-bit high part, at bits 4 and 5.
+            const Ints highBits = W::shiftLeft16(W::both(W::shiftRight16(high, 2 * k), mask2), 4);
+            q[k] = W::either(W::both(k < 2 ? low : W::shiftRight16(low, 4), mask4), highBits);
+        }
+    }
+};
+
 // AVX-512 VNNI, over W's rows: per half h, a 16-value group g of its sub-blocks 4h + k, k = 0…3, at
 // a time (chunks c = 4g … 4g + 3 hold 4 elements each of all four sub-blocks), a dot-product chain
-// per sub-block and token.
-template <typename W, int T>
-INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
-                                const QuantizedActivations* const* xs, int64_t blocks, float* out,
-                                int stride) {
+// per sub-block and token. `Source`: PackedQ6k or Decoded<PackedQ6k>.
+template <typename W, typename Source, int T>
+INFERLENS_AVX512 void q6kAvx512Tile(const Source& source, const QuantizedActivations* const* xs,
+                                    int64_t blocks, float* out, int stride) {
     using Ints = typename W::Ints;
     using Floats = typename W::Floats;
     Floats acc[T];
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t)
         acc[t] = W::zero();
-    const Ints mask4 = W::everyByte(0x0f), mask2 = W::everyByte(3);
     for (int64_t b = 0; b < blocks; ++b) {
-        const std::byte* block = group + b * kPackedQ6_KBytes;
-        if constexpr (T == 1)
-            prefetchForDecode(block, kPackedQ6_KBytes);
-        const Floats d = W::halves(block, groupBytes);
-        alignas(64) float scale[16][W::kRows];
-#pragma GCC unroll 16
-        for (int g = 0; g < 16; ++g)
-            W::storeFloats(scale[g],
-                           W::multiply(d, W::signedBytes(block + 16 + 8 * g, groupBytes)));
+        if constexpr (T == 1 && Source::kPrefetch)
+            source.prefetch(b);
+        alignas(64) float buffer[16 * W::kRows];
+        const float* scale = source.factors(b, buffer);
 #pragma GCC unroll 2
         for (int h = 0; h < 2; ++h) {
-            const std::byte* half = block + 144 + h * (16 + 8) * 32;
 #pragma GCC unroll 2
             for (int g = 0; g < 2; ++g) {
                 Ints dot[T][4];
@@ -359,19 +432,8 @@ INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
                         dot[t][k] = W::zeroInts();
 #pragma GCC unroll 4
                 for (int c = 4 * g; c < 4 * g + 4; ++c) {
-                    const Ints low0 = W::load(half + 32 * c, groupBytes);
-                    const Ints low1 = W::load(half + 32 * (c + 8), groupBytes);
-                    const Ints high = W::load(half + 32 * (16 + c), groupBytes);
                     Ints q[4];
-#pragma GCC unroll 4
-                    for (int k = 0; k < 4; ++k) {
-                        const Ints low = k % 2 == 0 ? low0 : low1;
-                        // Sub-block k's 2-bit high part, at bits 4 and 5.
-                        const Ints highBits =
-                            W::shiftLeft16(W::both(W::shiftRight16(high, 2 * k), mask2), 4);
-                        q[k] = W::either(W::both(k < 2 ? low : W::shiftRight16(low, 4), mask4),
-                                         highBits);
-                    }
+                    source.values(b, h, c, q);
 #pragma GCC unroll 4
                     for (int t = 0; t < T; ++t)
 #pragma GCC unroll 4
@@ -387,16 +449,106 @@ INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
                         const size_t sub = size_t(8 * b + 4 * h + k);
                         const Ints biased =
                             W::subtract(dot[t][k], W::everyLane(32 * xs[t]->halfSums[2 * sub + g]));
-                        acc[t] =
-                            W::multiplyAdd(W::multiply(W::loadFloats(scale[2 * (4 * h + k) + g]),
-                                                       W::every(xs[t]->scales[sub])),
-                                           W::toFloats(biased), acc[t]);
+                        acc[t] = W::multiplyAdd(
+                            W::multiply(W::loadFloats(scale + (2 * (4 * h + k) + g) * W::kRows),
+                                        W::every(xs[t]->scales[sub])),
+                            W::toFloats(biased), acc[t]);
                     }
             }
         }
     }
     for (int t = 0; t < T; ++t)
         W::storeRows(acc[t], out + t, stride);
+}
+
+template <typename W, int T>
+INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
+                                const QuantizedActivations* const* xs, int64_t blocks, float* out,
+                                int stride) {
+    q6kAvx512Tile<W, PackedQ6k<W>, T>(PackedQ6k<W>{group, groupBytes}, xs, blocks, out, stride);
+}
+
+// A pair of groups' super-blocks decoded once from the packed copy (`Packed`: PackedQ4k or
+// PackedQ6k over GroupPairLanes): per super-block the factors, then the values of each unit (i, j)
+// as Packed::values gives them. What a prefill's tile reads for every 4 tokens of its block
+// instead of unpacking the nibbles and high bits again each time: the same values, so the same
+// sums, bit for bit.
+template <typename Packed>
+struct Decoded {
+    using W = GroupPairLanes;
+    static constexpr bool kPrefetch = false;
+    static constexpr int64_t kFactorBytes = 16 * W::kRows * 4;
+    static constexpr int64_t kUnitBytes = Packed::kVectors * 64;
+    static constexpr int64_t kBlockBytes =
+        kFactorBytes + Packed::kOuter * Packed::kInner * kUnitBytes;
+    const std::byte* decoded;
+
+    INFERLENS_AVX512 const float* factors(int64_t b, float*) const {
+        return reinterpret_cast<const float*>(decoded + b * kBlockBytes);
+    }
+    INFERLENS_AVX512 void values(int64_t b, int i, int j, __m512i (&v)[Packed::kVectors]) const {
+        const std::byte* unit =
+            decoded + b * kBlockBytes + kFactorBytes + (Packed::kInner * i + j) * kUnitBytes;
+        for (int k = 0; k < Packed::kVectors; ++k)
+            v[k] = _mm512_load_si512(unit + 64 * k);
+    }
+    void prefetch(int64_t) const {}
+
+    INFERLENS_AVX512 static void decode(const Packed& packed, int64_t blocks, std::byte* decoded) {
+        for (int64_t b = 0; b < blocks; ++b) {
+            std::byte* block = decoded + b * kBlockBytes;
+            packed.factors(b, reinterpret_cast<float*>(block));
+            for (int i = 0; i < Packed::kOuter; ++i)
+                for (int j = 0; j < Packed::kInner; ++j) {
+                    __m512i v[Packed::kVectors];
+                    packed.values(b, i, j, v);
+                    for (int k = 0; k < Packed::kVectors; ++k)
+                        _mm512_store_si512(
+                            block + kFactorBytes + (Packed::kInner * i + j) * kUnitBytes + 64 * k,
+                            v[k]);
+                }
+        }
+    }
+};
+
+// Below this many tokens a prefill's tile decodes as it goes: decoding once costs about what
+// decoding for 4 tokens does.
+constexpr int kDecodeOnceTokens = 8;
+
+// The calling thread's buffer for decoded super-blocks, 64-byte aligned and at least `bytes` long
+// (grown to the longest rows met: 5 KiB per super-block, 110 KiB for TinyLlama's FFN down).
+std::byte* decodeBuffer(int64_t bytes) {
+    struct alignas(64) Line {
+        std::byte bytes[64];
+    };
+    thread_local std::vector<Line> lines;
+    if (int64_t(lines.size()) * 64 < bytes)
+        lines.resize(size_t((bytes + 63) / 64));
+    return lines.data()->bytes;
+}
+
+template <typename Decoded>
+using DecodedTile = void (*)(const Decoded& source, const QuantizedActivations* const* xs,
+                             int64_t blocks, float* out, int stride);
+
+// A pair of groups against a prefill's block of tokens: their super-blocks decoded once
+// (Decoded<Packed>::decode), then read back for every 4 tokens (decodedMany) and each token
+// left (decodedOne), instead of each tile unpacking them again; below kDecodeOnceTokens, the
+// tiles that decode as they go (many, one). The same values either way: the same sums.
+template <typename Packed, RegisterTile many, RegisterTile one,
+          DecodedTile<Decoded<Packed>> decodedMany, DecodedTile<Decoded<Packed>> decodedOne>
+void decodedPairs(const std::byte* group, int64_t groupBytes, const QuantizedActivations* const* xs,
+                  int tokenCount, int64_t blocks, float* out) {
+    if (tokenCount < kDecodeOnceTokens)
+        return anyTokensOfPair<many, one>(group, groupBytes, xs, tokenCount, blocks, out);
+    std::byte* buffer = decodeBuffer(blocks * Decoded<Packed>::kBlockBytes);
+    Decoded<Packed>::decode(Packed{group, groupBytes}, blocks, buffer);
+    const Decoded<Packed> decoded{buffer};
+    int t = 0;
+    for (; t + 4 <= tokenCount; t += 4)
+        decodedMany(decoded, xs + t, blocks, out + t, tokenCount);
+    for (; t < tokenCount; ++t)
+        decodedOne(decoded, xs + t, blocks, out + t, tokenCount);
 }
 
 template <bool fifth>
@@ -409,9 +561,11 @@ PackedTile q4kTile(CpuKernels kernels) {
 }
 template <bool fifth>
 PackedPairTile q4kPairTile(CpuKernels kernels) {
+    using W = GroupPairLanes;
+    using Q4k = PackedQ4k<W, fifth>;
     if (kernels == CpuKernels::Avx512)
-        return anyTokensOfPair<q4kAvx512<GroupPairLanes, fifth, 4>,
-                               q4kAvx512<GroupPairLanes, fifth, 1>>;
+        return decodedPairs<Q4k, q4kAvx512<W, fifth, 4>, q4kAvx512<W, fifth, 1>,
+                            q4kAvx512Tile<W, Decoded<Q4k>, 4>, q4kAvx512Tile<W, Decoded<Q4k>, 1>>;
     return nullptr;
 }
 PackedTile q6kTile(CpuKernels kernels) {
@@ -422,8 +576,11 @@ PackedTile q6kTile(CpuKernels kernels) {
     return nullptr;
 }
 PackedPairTile q6kPairTile(CpuKernels kernels) {
+    using W = GroupPairLanes;
+    using Q6k = PackedQ6k<W>;
     if (kernels == CpuKernels::Avx512)
-        return anyTokensOfPair<q6kAvx512<GroupPairLanes, 4>, q6kAvx512<GroupPairLanes, 1>>;
+        return decodedPairs<Q6k, q6kAvx512<W, 4>, q6kAvx512<W, 1>,
+                            q6kAvx512Tile<W, Decoded<Q6k>, 4>, q6kAvx512Tile<W, Decoded<Q6k>, 1>>;
     return nullptr;
 }
 #else

@@ -303,17 +303,11 @@ void softmaxInPlace(std::span<float> values) {
 }
 
 void swiGlu(std::span<float> gate, std::span<const float> up) {
-    for (size_t i = 0; i < gate.size(); ++i)
-        gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+    siluGate(cpuKernels())(gate.data(), up.data(), int64_t(gate.size()));
 }
 
 void geluTanhGlu(std::span<float> gate, std::span<const float> up) {
-    constexpr float kSqrtTwoOverPi = 0.7978845608028654f;
-    for (size_t i = 0; i < gate.size(); ++i) {
-        const float x = gate[i];
-        gate[i] =
-            0.5f * x * (1.0f + std::tanh(kSqrtTwoOverPi * (x + 0.044715f * x * x * x))) * up[i];
-    }
+    geluTanhGate(cpuKernels())(gate.data(), up.data(), int64_t(gate.size()));
 }
 
 void gatedActivation(FfnActivation activation, std::span<float> gate, std::span<const float> up) {

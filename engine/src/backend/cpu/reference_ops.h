@@ -37,7 +37,7 @@ void applyRope(std::span<float> head, int64_t position, std::span<const double> 
 void applyRope(std::span<float> head, int64_t position, int64_t ropeDims, double base,
                RopePairing pairing);
 void softmaxInPlace(std::span<float> values);
-// gate[i] = silu(gate[i]) * up[i]
+// gate[i] = silu(gate[i]) * up[i] (kernels.h's siluGate for the kernel set in use)
 void swiGlu(std::span<float> gate, std::span<const float> up);
 // gate[i] = gelu_tanh(gate[i]) * up[i] (GELU's tanh approximation, as Gemma's
 // gelu_pytorch_tanh and llama.cpp's GELU)
