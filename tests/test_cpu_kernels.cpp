@@ -266,6 +266,81 @@ class TestCpuKernels : public QObject {
             }
     }
 
+    // Blocks of scores of every length up to a key block's 64 (the vector tails), with keys a
+    // window hides (−∞), a block it hides entirely, and a maximum that grows and holds. After each
+    // step the running maximum is the largest score so far and the sum is Σ e^(s − maximum) over
+    // them; each block's exponentials, times the rescales of the steps after it, are e^(s − max).
+    void onlineSoftmaxStepsAgreeWithDoublePrecision() {
+        std::vector<std::vector<float>> blocks;
+        for (const int64_t count : {1, 7, 16, 17, 31, 64, 64, 40})
+            blocks.push_back(randomValues(count, 3.0f, uint32_t(count + blocks.size())));
+        blocks[2][5] = blocks[4][0] = -INFINITY;
+        const size_t hidden = 3;
+        blocks[hidden] = std::vector<float>(9, -INFINITY);
+        blocks[5][63] = 30.0f;   // the maximum jumps, then holds for the last blocks
+        blocks[6][1] = -200.0f;  // an exponential below f32's range
+        // A few ulp for exp, the sums and the rescales, and the f32 rounding of s − max, which
+        // moves e^(s − max) by up to |s − max| · 2⁻²⁴ of itself.
+        const auto close = [](double got, double exact, double shift) {
+            return exact == 0
+                       ? got == 0
+                       : std::fabs(got - exact) <= (0x1p-21 + shift * 0x1p-23) * exact + 0x1p-126;
+        };
+        for (const CpuKernels kernels : availableKernels()) {
+            const QString name = cpuKernelsName(kernels);
+            const OnlineSoftmaxStep step = onlineSoftmaxStep(kernels);
+            float maximum = -INFINITY, sum = 0;
+            std::vector<std::vector<float>> exponentials = blocks;
+            std::vector<float> rescales;
+            double largest = -INFINITY;
+            for (size_t b = 0; b < blocks.size(); ++b) {
+                const float before = maximum, sumBefore = sum;
+                const SoftmaxStep taken =
+                    step(exponentials[b].data(), int64_t(blocks[b].size()), maximum, sum);
+                QCOMPARE(taken.adds, b != hidden);
+                if (b == hidden) {
+                    QCOMPARE(maximum, before);
+                    QCOMPARE(sum, sumBefore);
+                }
+                rescales.push_back(taken.adds ? taken.rescale : 1.0f);
+                for (const float s : blocks[b])
+                    largest = std::max(largest, double(s));
+                QCOMPARE(double(maximum), largest);
+                double exactSum = 0, widest = 0;
+                for (size_t c = 0; c <= b; ++c)
+                    for (const float s : blocks[c]) {
+                        exactSum += std::exp(double(s) - largest);
+                        if (s != -INFINITY)
+                            widest = std::max(widest, largest - double(s));
+                    }
+                QVERIFY2(close(double(sum), exactSum, widest),
+                         qPrintable(QString("%1 after block %2: sum %3 vs %4")
+                                        .arg(name)
+                                        .arg(b)
+                                        .arg(double(sum), 0, 'g', 9)
+                                        .arg(exactSum, 0, 'g', 9)));
+            }
+            for (size_t b = 0; b < blocks.size(); ++b) {
+                if (b == hidden)
+                    continue;      // its scores were left as they were, and weigh nothing
+                double later = 1;  // what the steps after block b scaled the sums by
+                for (size_t c = b + 1; c < blocks.size(); ++c)
+                    later *= rescales[c];
+                for (size_t j = 0; j < blocks[b].size(); ++j) {
+                    const double exact = std::exp(double(blocks[b][j]) - largest);
+                    const double got = double(exponentials[b][j]) * later;
+                    QVERIFY2(close(got, exact, std::fabs(double(blocks[b][j]) - largest)),
+                             qPrintable(QString("%1 block %2 score %3: %4 vs %5")
+                                            .arg(name)
+                                            .arg(b)
+                                            .arg(j)
+                                            .arg(got, 0, 'g', 9)
+                                            .arg(exact, 0, 'g', 9)));
+                }
+            }
+        }
+    }
+
     void floatKernelsAgreeWithTheDecodedProduct() {
         for (const CpuKernels kernels : availableKernels())
             for (const DType dtype : {DType::F32, DType::F16, DType::BF16})

@@ -82,6 +82,7 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
     const int64_t queryWidth = layout.headCount * headDim;
     const FloatTile tile = floatTile(DType::F32, cpuKernels());
     const WeightedSums weightedSumsOf = weightedSums(cpuKernels());
+    const OnlineSoftmaxStep softmaxStep = onlineSoftmaxStep(cpuKernels());
     const int64_t rowBlocks = (count + kQueryBlock - 1) / kQueryBlock;
     const int64_t items = layout.kvHeadCount * rowBlocks;
     // Below this many multiply-adds the hand-off to other threads costs more than it saves.
@@ -143,26 +144,13 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
                         float* scores = r.scores.data() + v * kKeyBlock;
                         float* accumulated = r.accumulated.data() + v * headDim;
                         maskOutsideWindow(layout, position, key0, visible, scores);
-                        const float blockMax = *std::max_element(scores, scores + visible);
+                        const SoftmaxStep step =
+                            softmaxStep(scores, visible, r.maximum[size_t(v)], r.sum[size_t(v)]);
                         // A block the window hides entirely adds nothing.
-                        r.weighted[size_t(head)] =
-                            blockMax != -std::numeric_limits<float>::infinity();
-                        if (!r.weighted[size_t(head)])
-                            continue;
-                        if (blockMax > r.maximum[size_t(v)]) {
-                            // exp(−∞) = 0 clears the (empty) sums on the first block.
-                            const float rescale = std::exp(r.maximum[size_t(v)] - blockMax);
-                            r.sum[size_t(v)] *= rescale;
+                        r.weighted[size_t(head)] = step.adds;
+                        if (step.adds && step.rescale != 1.0f)
                             for (int64_t d = 0; d < headDim; ++d)
-                                accumulated[d] *= rescale;
-                            r.maximum[size_t(v)] = blockMax;
-                        }
-                        float blockSum = 0;
-                        for (int64_t j = 0; j < visible; ++j) {
-                            scores[j] = std::exp(scores[j] - r.maximum[size_t(v)]);
-                            blockSum += scores[j];
-                        }
-                        r.sum[size_t(v)] += blockSum;
+                                accumulated[d] *= step.rescale;
                     }
                     // The row's heads share the value rows: their weighted sums at once, a run
                     // of heads that see the block at a time.

@@ -86,6 +86,20 @@ using GatedActivation = void (*)(float* gate, const float* up, int64_t count);
 GatedActivation siluGate(CpuKernels kernels);
 GatedActivation geluTanhGate(CpuKernels kernels);
 
+// One key block's step of attention's online softmax for one query vector (fused_attention.cpp;
+// kernels_softmax.cpp). `scores` holds the block's `count` scores, −∞ where a window hides a key;
+// `maximum` and `sum` are the vector's running maximum and sum of exponentials. Raises `maximum` to
+// the block's largest score when that is larger (scaling `sum` down with it), replaces each score
+// by e^(score − maximum) and adds them to `sum`. A vector's results depend only on its own scores,
+// so a decode step and a prefill get the same floats; the kernel sets may differ in the last bits
+// (AVX-512 evaluates its own exp).
+struct SoftmaxStep {
+    bool adds = false;  // false: every score was −∞, nothing changed
+    float rescale = 1;  // the factor for the weighted sums so far (1 when the maximum held)
+};
+using OnlineSoftmaxStep = SoftmaxStep (*)(float* scores, int64_t count, float& maximum, float& sum);
+OnlineSoftmaxStep onlineSoftmaxStep(CpuKernels kernels);
+
 // Any block type's tile.
 inline BlockTile blockTile(DType dtype, CpuKernels kernels) {
     const BlockTile legacy = legacyQuantTile(dtype, kernels);

@@ -36,26 +36,6 @@ void portableGeluTanh(float* gate, const float* up, int64_t count) {
 
 #if defined(__x86_64__)
 
-// e^x to about 2 ulp: x = n ln 2 + r with n an integer and |r| ≤ ln 2 / 2 (ln 2 in two parts, so
-// that n · ln 2 takes nothing from r's precision), e^r by its Taylor series to r⁷ / 7! (the next
-// term is below 2⁻²⁷ of it), then times 2ⁿ exactly (vscalefps, which also gives the infinities and
-// the subnormals at the ends of the range). x is clamped to ±110 first, past both ends of f32's
-// range, so that n stays finite; a NaN stays a NaN (max and min return their second operand then).
-INFERLENS_AVX512 inline __m512 exponential(__m512 x) {
-    x = _mm512_min_ps(_mm512_set1_ps(110.0f), _mm512_max_ps(_mm512_set1_ps(-110.0f), x));
-    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
-                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
-    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606820309417e-06f), r);
-    constexpr float kTaylor[] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
-                                 1.0f / 6,    1.0f / 2,   1.0f,       1.0f};
-    __m512 p = _mm512_set1_ps(kTaylor[0]);
-#pragma GCC unroll 8
-    for (int i = 1; i < 8; ++i)
-        p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kTaylor[i]));
-    return _mm512_scalef_ps(p, n);
-}
-
 // gate ← gate · σ(k(gate)) · up, the last count % 16 values through masked loads and stores.
 template <__m512 (*argument)(__m512)>
 INFERLENS_AVX512 void avx512Gated(float* gate, const float* up, int64_t count) {
@@ -65,7 +45,7 @@ INFERLENS_AVX512 void avx512Gated(float* gate, const float* up, int64_t count) {
             i + 16 <= count ? __mmask16(0xffff) : __mmask16((1u << (count - i)) - 1);
         const __m512 x = _mm512_maskz_loadu_ps(lanes, gate + i);
         const __m512 sigmoidDenominator =
-            _mm512_add_ps(one, exponential(_mm512_sub_ps(_mm512_setzero_ps(), argument(x))));
+            _mm512_add_ps(one, simd::exponential(_mm512_sub_ps(_mm512_setzero_ps(), argument(x))));
         _mm512_mask_storeu_ps(gate + i, lanes,
                               _mm512_mul_ps(_mm512_div_ps(x, sigmoidDenominator),
                                             _mm512_maskz_loadu_ps(lanes, up + i)));

@@ -78,6 +78,26 @@ INFERLENS_AVX512 inline void laneSums(const __m512* v, float* out) {
             out[i] = sums[i % 4 * 4 + i / 4];
     }
 }
+
+// e^x to about 2 ulp: x = n ln 2 + r with n an integer and |r| ≤ ln 2 / 2 (ln 2 in two parts, so
+// that n · ln 2 takes nothing from r's precision), e^r by its Taylor series to r⁷ / 7! (the next
+// term is below 2⁻²⁷ of it), then times 2ⁿ exactly (vscalefps, which also gives the infinities and
+// the subnormals at the ends of the range). x is clamped to ±110 first, past both ends of f32's
+// range, so that n stays finite; a NaN stays a NaN (max and min return their second operand then).
+INFERLENS_AVX512 inline __m512 exponential(__m512 x) {
+    x = _mm512_min_ps(_mm512_set1_ps(110.0f), _mm512_max_ps(_mm512_set1_ps(-110.0f), x));
+    const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                          _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693145751953125f), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(1.428606820309417e-06f), r);
+    constexpr float kTaylor[] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
+                                 1.0f / 6,    1.0f / 2,   1.0f,       1.0f};
+    __m512 p = _mm512_set1_ps(kTaylor[0]);
+#pragma GCC unroll 8
+    for (int i = 1; i < 8; ++i)
+        p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kTaylor[i]));
+    return _mm512_scalef_ps(p, n);
+}
 #pragma GCC diagnostic pop
 
 // A block's fp16 scale (its first two bytes), in one instruction.

@@ -1,0 +1,94 @@
+// Attention's online softmax, one key block's step for one query vector, per kernel set: the
+// block's largest score, then each score's exponential relative to the running maximum and their
+// sum. The portable set calls the C library's exp one score at a time (and serves AVX2 too);
+// AVX-512 takes 16 scores at a time with its own exp (simd::exponential): one call of the library's
+// expf per score was a fifth of a long prompt's attention.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/simd_x86.h"
+
+// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace inferlens {
+namespace {
+
+constexpr float kMinusInfinity = -std::numeric_limits<float>::infinity();
+
+// The running sums' side of a step once the block's largest score is known.
+SoftmaxStep raiseMaximum(float blockMax, float& maximum, float& sum) {
+    SoftmaxStep step;
+    step.adds = blockMax != kMinusInfinity;
+    if (step.adds && blockMax > maximum) {
+        // exp(−∞) = 0 clears the (empty) sum on the vector's first block.
+        step.rescale = std::exp(maximum - blockMax);
+        sum *= step.rescale;
+        maximum = blockMax;
+    }
+    return step;
+}
+
+SoftmaxStep portableSoftmaxStep(float* scores, int64_t count, float& maximum, float& sum) {
+    float blockMax = kMinusInfinity;
+    for (int64_t j = 0; j < count; ++j)
+        blockMax = std::max(blockMax, scores[j]);
+    const SoftmaxStep step = raiseMaximum(blockMax, maximum, sum);
+    if (!step.adds)
+        return step;
+    float blockSum = 0;
+    for (int64_t j = 0; j < count; ++j) {
+        scores[j] = std::exp(scores[j] - maximum);
+        blockSum += scores[j];
+    }
+    sum += blockSum;
+    return step;
+}
+
+#if defined(__x86_64__)
+
+// Lanes past `count` read as −∞, whose exponential is 0.
+INFERLENS_AVX512 SoftmaxStep avx512SoftmaxStep(float* scores, int64_t count, float& maximum,
+                                               float& sum) {
+    const __m512 minusInfinity = _mm512_set1_ps(kMinusInfinity);
+    const auto lanesFrom = [count](int64_t j) {
+        return j + 16 <= count ? __mmask16(0xffff) : __mmask16((1u << (count - j)) - 1);
+    };
+    __m512 largest = minusInfinity;
+    for (int64_t j = 0; j < count; j += 16)
+        largest =
+            _mm512_max_ps(largest, _mm512_mask_loadu_ps(minusInfinity, lanesFrom(j), scores + j));
+    const SoftmaxStep step = raiseMaximum(_mm512_reduce_max_ps(largest), maximum, sum);
+    if (!step.adds)
+        return step;
+    const __m512 shift = _mm512_set1_ps(maximum);
+    __m512 total = _mm512_setzero_ps();
+    for (int64_t j = 0; j < count; j += 16) {
+        const __mmask16 lanes = lanesFrom(j);
+        const __m512 e = simd::exponential(
+            _mm512_sub_ps(_mm512_mask_loadu_ps(minusInfinity, lanes, scores + j), shift));
+        _mm512_mask_storeu_ps(scores + j, lanes, e);
+        total = _mm512_add_ps(total, e);
+    }
+    sum += simd::laneSum(total);
+    return step;
+}
+
+#endif
+
+}  // namespace
+
+OnlineSoftmaxStep onlineSoftmaxStep(CpuKernels kernels) {
+#if defined(__x86_64__)
+    if (kernels >= CpuKernels::Avx512)
+        return avx512SoftmaxStep;
+#endif
+    (void)kernels;
+    return portableSoftmaxStep;
+}
+
+}  // namespace inferlens
