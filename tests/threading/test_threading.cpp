@@ -11,6 +11,7 @@
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <new>
 #include <random>
 #include <thread>
 
@@ -122,6 +123,37 @@ PLAIN_TEST(threadPoolHandsOutEveryIndexExactlyOnce) {
                    "index " + std::to_string(i) + " of " + std::to_string(count) + " ran " +
                        std::to_string(hits[size_t(i)].load()) + " times");
     }
+}
+
+// A chunk that throws, on a worker or on the calling thread, reaches the caller of parallelFor
+// (not std::terminate) after every other chunk has run, and the pool works on afterwards.
+PLAIN_TEST(aChunkThatThrowsReachesTheCallerAndThePoolGoesOn) {
+    ThreadPool pool(4);
+    for (const int64_t throwing : {0, 3, 7}) {  // the calling thread's chunk is the first
+        std::vector<std::atomic<int>> hits(8);
+        bool caught = false;
+        try {
+            pool.parallelFor(8, [&](int64_t begin, int64_t end) {
+                for (int64_t i = begin; i < end; ++i) {
+                    hits[size_t(i)].fetch_add(1);
+                    if (i == throwing)
+                        throw std::bad_alloc();
+                }
+            });
+        } catch (const std::bad_alloc&) {
+            caught = true;
+        }
+        expect(caught, "chunk " + std::to_string(throwing) + "'s exception was not rethrown");
+        // Four chunks of two: only the rest of the throwing chunk is skipped.
+        const int64_t skipped = throwing % 2 == 0 ? throwing + 1 : -1;
+        for (int64_t i = 0; i < 8; ++i)
+            expect(hits[size_t(i)].load() == (i == skipped ? 0 : 1),
+                   "index " + std::to_string(i) + " ran " + std::to_string(hits[size_t(i)].load()) +
+                       " times with " + std::to_string(throwing) + " throwing");
+    }
+    std::atomic<int64_t> total{0};
+    pool.parallelFor(100, [&](int64_t begin, int64_t end) { total += end - begin; });
+    expect(total.load() == 100, "the pool did not run every index after the failures");
 }
 
 PLAIN_TEST(cancelPauseAndResumeAtRandomPointsNeverDeadlock) {

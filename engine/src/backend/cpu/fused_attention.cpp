@@ -90,9 +90,9 @@ void fusedAttention(const AttentionLayout& layout, std::span<const float> querie
     const int64_t work = layout.headCount * count * (firstRow + count) * headDim;
     const bool parallel = pool != nullptr && pool->size() > 1 && items > 1 && work >= kParallelWork;
 
-    // Every thread's buffers are allocated here, where running out of memory throws to the
-    // caller: the pool's threads must not throw. Each call of `run` (at most one per thread)
-    // takes the next set.
+    // Every thread's buffers are allocated here, once, before any work starts (running out of
+    // memory throws before the pool is busy). Each call of `run` (at most one per thread) takes
+    // the next set.
     const auto vectorsAtMost = size_t(std::min(kQueryBlock, count) * headsPerGroup);
     std::vector<Running> buffers(parallel ? size_t(pool->size()) : 1,
                                  Running(vectorsAtMost, headsPerGroup, headDim));

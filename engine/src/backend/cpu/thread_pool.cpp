@@ -50,8 +50,25 @@ void ThreadPool::runChunk(int index) {
     const int64_t chunks = size();
     const int64_t begin = count_ * index / chunks;
     const int64_t end = count_ * (index + 1) / chunks;
-    if (begin < end)
+    if (begin >= end)
+        return;
+    try {
         (*body_)(begin, end);
+    } catch (...) {
+        std::lock_guard lock(mutex_);
+        if (!failure_)
+            failure_ = std::current_exception();
+    }
+}
+
+void ThreadPool::rethrowFailure() {
+    std::exception_ptr failure;
+    {
+        std::lock_guard lock(mutex_);
+        std::swap(failure, failure_);
+    }
+    if (failure)
+        std::rethrow_exception(failure);
 }
 
 void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, int64_t)>& body) {
@@ -68,13 +85,17 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
     }
     wake_.notify_all();
     runChunk(0);
-    for (int check = 0; check < kSpinChecks; ++check) {
-        if (pending_.load(std::memory_order_acquire) == 0)
-            return;
-        relax();
+    bool done = false;
+    for (int check = 0; check < kSpinChecks && !done; ++check) {
+        done = pending_.load(std::memory_order_acquire) == 0;
+        if (!done)
+            relax();
     }
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    if (!done) {
+        std::unique_lock lock(mutex_);
+        done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
+    rethrowFailure();
 }
 
 void ThreadPool::work(int index) {

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -17,24 +18,28 @@ namespace inferlens {
 class ThreadPool {
   public:
     explicit ThreadPool(int threads);  // threads >= 1; 0 means one per hardware thread
-    // `body` must not throw: it runs on worker threads.
     ~ThreadPool();
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
 
     int size() const { return int(workers_.size()) + 1; }
     // Calls body(begin, end) on disjoint chunks covering [0, count) and returns when all are done.
+    // An exception thrown by a chunk (a kernel's per-thread buffer that cannot grow, say) is
+    // rethrown here once every chunk has ended, on the calling thread: the first one, if several
+    // threw. The other chunks still run to their end.
     void parallelFor(int64_t count, const std::function<void(int64_t begin, int64_t end)>& body);
 
   private:
     void work(int index);
     void runChunk(int index);
+    void rethrowFailure();
 
     std::vector<std::thread> workers_;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     const std::function<void(int64_t, int64_t)>* body_ = nullptr;
     int64_t count_ = 0;
+    std::exception_ptr failure_;  // the first chunk's exception; under mutex_
     // Checked without the mutex by threads that spin between products (thread_pool.cpp).
     std::atomic<uint64_t> generation_{0};
     std::atomic<int> pending_{0};
