@@ -58,7 +58,8 @@ struct Matrix {
     PackedBuffer packed;
 };
 
-constexpr DType kAmxTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_K, DType::Q5_K, DType::Q6_K};
+constexpr DType kAmxTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q5_0,
+                               DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K};
 
 // `rows` rows (21: three groups, the last one padded) × 7 blocks (of 32 values, or of 256 for the
 // K types).

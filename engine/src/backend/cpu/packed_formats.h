@@ -36,10 +36,11 @@ inline void copyLane(const std::byte* from, std::byte* to, uint32_t flip = 0) {
 
 #if defined(__x86_64__)
 
-// Decoding (one token) reads a matrix once, a stream of packed blocks per thread: asking for the
-// bytes this far ahead keeps more of them in flight than the hardware prefetchers do (Intel kind,
-// TinyLlama Q4_0 decode: 20 → 23 tokens/s on one thread, 36 → 42 on two; Q8_0 on two 22.7 → 24.5;
-// 512 bytes ahead gained less, 4096 nothing). Called once per block of `blockBytes` at `block`.
+// Decoding (one token) reads a matrix once, a stream of packed blocks per thread (two for a pair
+// of groups, each prefetched): asking for the bytes this far ahead keeps more of them in flight
+// than the hardware prefetchers do (Intel kind, TinyLlama Q4_0 decode: 20 → 23 tokens/s on one
+// thread, 36 → 42 on two; Q8_0 on two 22.7 → 24.5; 512 bytes ahead gained less, 4096 nothing).
+// Called once per block of `blockBytes` at `block`.
 constexpr int64_t kDecodePrefetchBytes = 1024;
 inline void prefetchForDecode(const std::byte* block, int64_t blockBytes) {
     for (int64_t line = 0; line < blockBytes; line += 64)

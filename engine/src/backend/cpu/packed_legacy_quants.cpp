@@ -1,37 +1,13 @@
 // The 32-value block types (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1) packed 8 rows at a time
 // (packed_rows.h): the packing of a block and the tiles, one of each for all five, described by
-// a LegacyLayout.
+// a LegacyLayout (packed_legacy_layout.h).
 
 #include "backend/cpu/packed_formats.h"
+#include "backend/cpu/packed_legacy_layout.h"
 #include "core/quant_blocks.h"
 
 namespace inferlens {
 namespace {
-
-// Where a file block keeps its fields (0: it has none), and what its packed values carry.
-struct LegacyLayout {
-    int64_t fileBytes;
-    int64_t minAt;     // fp16 m (Q4_1, Q5_1)
-    int64_t highAt;    // 32-bit qh, the fifth bits (Q5_0, Q5_1)
-    int64_t valuesAt;  // the int8 values (Q8_0) or the nibbles
-    bool bytes;        // Q8_0: a byte per value, stored plus 128 (unsigned, for the instructions)
-    int bias;          // what a stored value is beyond the format's q (packed_rows.h)
-
-    // The packed block (packed_rows.h): the scales d, the mins, the fifth-bit words, the chunks.
-    constexpr int64_t packedMinAt() const { return 2 * kPackedRows; }
-    constexpr int64_t packedHighAt() const {
-        return packedMinAt() + (minAt != 0 ? 2 * kPackedRows : 0);
-    }
-    constexpr int64_t packedValuesAt() const { return packedHighAt() + (highAt != 0 ? 32 : 0); }
-    constexpr int chunks() const { return bytes ? 8 : 4; }
-    constexpr int64_t packedBytes() const { return packedValuesAt() + 32 * chunks(); }
-};
-
-constexpr LegacyLayout kQ8_0{kQ8_0BlockBytes, 0, 0, 2, true, 128};
-constexpr LegacyLayout kQ4_0{kQ4_0BlockBytes, 0, 0, 2, false, 8};
-constexpr LegacyLayout kQ4_1{kQ4_1BlockBytes, 2, 0, 4, false, 0};
-constexpr LegacyLayout kQ5_0{kQ5_0BlockBytes, 0, 2, 6, false, 16};
-constexpr LegacyLayout kQ5_1{kQ5_1BlockBytes, 2, 4, 8, false, 0};
 
 // A row's qh rearranged so that bit 8i + c is the fifth bit of byte i of its lane in chunk c
 // (c < 4: element 4c + i, a low nibble; c ≥ 4: element 16 + 4(c − 4) + i = 4c + i, a high one).
@@ -133,8 +109,11 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
         const Ints mask4 = W::everyByte(0x0f);                                               \
         for (int64_t b = 0; b < blocks; ++b) {                                               \
             const std::byte* block = group + b * L.packedBytes();                            \
-            if constexpr (T == 1)                                                            \
+            if constexpr (T == 1) {                                                          \
                 prefetchForDecode(block, L.packedBytes());                                   \
+                if constexpr (W::kRows > kPackedRows)                                        \
+                    prefetchForDecode(block + groupBytes, L.packedBytes());                  \
+            }                                                                                \
             const Floats d = W::halves(block, groupBytes);                                   \
             Ints chunk[8];                                                                   \
             _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                       \
@@ -207,15 +186,15 @@ const PackedFormat* format() {
 const PackedFormat* packedLegacyFormat(DType dtype) {
     switch (dtype) {
         case DType::Q8_0:
-            return format<kQ8_0>();
+            return format<kQ8_0Layout>();
         case DType::Q4_0:
-            return format<kQ4_0>();
+            return format<kQ4_0Layout>();
         case DType::Q4_1:
-            return format<kQ4_1>();
+            return format<kQ4_1Layout>();
         case DType::Q5_0:
-            return format<kQ5_0>();
+            return format<kQ5_0Layout>();
         case DType::Q5_1:
-            return format<kQ5_1>();
+            return format<kQ5_1Layout>();
         default:
             return nullptr;
     }

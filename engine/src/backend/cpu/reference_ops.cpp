@@ -196,11 +196,14 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
                 return;
             }
             const PackedTile tile = packedTile(weight.dtype, kernels);
-            // Decoding (one token) stays on one group at a time: there the pair tile measured
-            // no faster, slower for the Q5 types and Q6_K (bench_packed_products), and one
-            // stream of weights is what this machine's prefetchers follow best.
-            const PackedPairTile pairTile =
-                tokens > 1 ? packedPairTile(weight.dtype, kernels) : nullptr;
+            // Decoding (one token) takes two groups at a time, two streams of weights, on the
+            // Intel kind with AMX (TinyLlama, one thread, alternating: Q4_0 18 → 21–22 tokens/s,
+            // Q8_0 11 → 13, Q4_1 15.5 → 16–20, Q4_K_M 15 → 16–17, Q5_K_M 12.5 → 14.5–15), but
+            // stays on one group with the avx512 set: on the AMD Zen 4 kind the pair measured
+            // no faster, slower for the Q5 types and Q6_K (bench_packed_products), one stream
+            // being what its prefetchers follow best.
+            const bool pairs = tokens > 1 || kernels == CpuKernels::Amx;
+            const PackedPairTile pairTile = pairs ? packedPairTile(weight.dtype, kernels) : nullptr;
             forRows(weight.rows(), rowsPerPart(pairTile != nullptr), work, pool,
                     [&](int64_t begin, int64_t end) {
                         packedProductRows(weight, tile, pairTile, xs, y, begin, end);
