@@ -155,7 +155,7 @@ INFERLENS_FLOAT_TILE(avx512Tile, avx512Kernels, kTileTokens, INFERLENS_AVX512, _
 }  // namespace
 
 int64_t floatDecodeRows(CpuKernels kernels) {
-    return kernels == CpuKernels::Avx2 ? kTileRows : 1;
+    return kernels == CpuKernels::Avx2 || kernels == CpuKernels::Amx ? kTileRows : 1;
 }
 
 SixteenBitTile halfActivationsTile(CpuKernels kernels) {

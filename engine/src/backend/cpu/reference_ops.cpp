@@ -119,7 +119,7 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     };
     if (weight.dtype == DType::BF16)
         if (const SixteenBitTile pairs = bf16PairTile(kernels); pairs != nullptr)
-            return sixteenBitProduct(pairs, roundToBf16, 1);
+            return sixteenBitProduct(pairs, roundToBf16, decodeRows);
     if (weight.dtype == DType::F16 && tokens == 1 && fitsHalf(x.data(), columns))
         return sixteenBitProduct(halfActivationsTile(kernels), roundToHalf, decodeRows);
 
