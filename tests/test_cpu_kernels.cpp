@@ -494,6 +494,7 @@ class TestCpuKernels : public QObject {
     void bf16PairKernelsAgreeWithTheRoundedProduct() {
         QVERIFY(bf16PairTile(CpuKernels::Portable) == nullptr);
         QVERIFY(bf16PairTile(CpuKernels::Avx2) == nullptr);
+        QVERIFY2(bf16PairTile(CpuKernels::Amx) == nullptr, "the amx set takes the float tile");
         const SixteenBitTile tile = bf16PairTile(CpuKernels::Avx512);
         QCOMPARE(tile != nullptr, cpuSupports(CpuKernels::Avx512) && cpuHasAvx512Bf16());
         if (tile == nullptr)

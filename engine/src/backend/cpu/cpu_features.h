@@ -22,9 +22,9 @@ bool cpuSupports(CpuKernels kernels);
 // Why cpuSupports(CpuKernels::Amx) says no ("the kernel refused the tile permission"), nullptr
 // when it says yes.
 const char* amxUnavailable();
-// AVX512_BF16 (vdpbf16ps: two BF16 products per f32 lane and instruction), which the avx512 and
-// amx sets use for BF16 weights where the CPU has it (Zen 4, Cooper Lake, Sapphire Rapids and
-// later); without it BF16 products run as f32 multiply-adds (kernels.h).
+// AVX512_BF16 (vdpbf16ps: two BF16 products per f32 lane and instruction), which the avx512 set
+// uses for BF16 weights where the CPU has it (Zen 4, Cooper Lake, Sapphire Rapids and later);
+// without it, and with the amx set, BF16 products run as f32 multiply-adds (kernels.h).
 bool cpuHasAvx512Bf16();
 // The set in use (the environment variable read once; a set the CPU lacks falls back, with a
 // message on stderr).

@@ -58,8 +58,9 @@ void roundToHalfPrecision(const float* x, int64_t count, float* out);
 void roundToBf16Precision(const float* x, int64_t count, float* out);
 // BF16 rows against BF16 activations (roundToBf16), two products per f32 lane and instruction
 // (kernels_bf16_pairs.cpp): the tile BF16 weights take where it exists, with the float tile's
-// shapes and guarantees; nullptr below the avx512 set or without AVX512_BF16 (cpuHasAvx512Bf16),
-// where they take floatTile. The two sum differently, the same inputs.
+// shapes and guarantees; nullptr but for the avx512 set with AVX512_BF16 (cpuHasAvx512Bf16),
+// where they take floatTile (the amx set too: faster on the Intel kind). The two sum
+// differently, the same inputs.
 SixteenBitTile bf16PairTile(CpuKernels kernels);
 void roundToBf16(const float* x, int64_t count, uint16_t* out);
 // The same for block-type rows against 8-bit activations, over `subBlocks` 32-value sub-blocks
