@@ -31,14 +31,6 @@ struct LegacyUnits {
     static int64_t activationBlock(int64_t unit) { return unit; }
     static int activationOffset(int64_t) { return 0; }
 
-    // Chunk c's fifth bits (bit c of each byte of a Q5 block's `words`) moved to bit 4: the
-    // value 16.
-    INFERLENS_AMX static __m512i fifthBits(__m512i words, int c) {
-        const __m512i moved =
-            c <= 4 ? _mm512_slli_epi32(words, 4 - c) : _mm512_srli_epi32(words, c - 4);
-        return _mm512_and_si512(moved, _mm512_set1_epi8(16));
-    }
-
     template <int G>
     INFERLENS_AMX static void prepareWeights(const std::byte* group, int64_t groupBytes,
                                              int64_t unit, int8_t* b) {
@@ -63,8 +55,8 @@ struct LegacyUnits {
                 __m512i first = _mm512_and_si512(nibbles, low);
                 __m512i second = _mm512_and_si512(_mm512_srli_epi16(nibbles, 4), low);
                 if constexpr (L.highAt != 0) {
-                    first = _mm512_or_si512(first, fifthBits(words, k));
-                    second = _mm512_or_si512(second, fifthBits(words, k + 4));
+                    first = _mm512_or_si512(first, GroupPairLanes::fifthBits(words, k));
+                    second = _mm512_or_si512(second, GroupPairLanes::fifthBits(words, k + 4));
                 }
                 storeWeightRow<G>(b + k * row, _mm512_sub_epi8(first, bias));
                 storeWeightRow<G>(b + (k + 4) * row, _mm512_sub_epi8(second, bias));
@@ -79,20 +71,16 @@ struct LegacyUnits {
         const std::byte* block = group + unit * L.packedBytes();
         const __m512 d = rowHalves<G>(block, groupBytes);
         const float* scales = x.scales + unit * kPassTokens;
-        if constexpr (L.minAt == 0) {
+        constexpr bool hasMin = L.minAt != 0;
+        const __m512 m =
+            hasMin ? rowHalves<G>(block + L.packedMinAt(), groupBytes) : _mm512_setzero_ps();
+        const float* sums = x.scaledSums + unit * kPassTokens;
 #pragma GCC unroll 32
-            for (int p = 0; p < kVectors<G, M>; ++p)
-                acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(d, tokenVector<G>(scales, p)),
-                                         _mm512_cvtepi32_ps(_mm512_load_si512(c + 16 * p)), acc[p]);
-        } else {
-            const __m512 m = rowHalves<G>(block + L.packedMinAt(), groupBytes);
-            const float* sums = x.scaledSums + unit * kPassTokens;
-#pragma GCC unroll 32
-            for (int p = 0; p < kVectors<G, M>; ++p) {
-                acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(d, tokenVector<G>(scales, p)),
-                                         _mm512_cvtepi32_ps(_mm512_load_si512(c + 16 * p)), acc[p]);
+        for (int p = 0; p < kVectors<G, M>; ++p) {
+            acc[p] = _mm512_fmadd_ps(_mm512_mul_ps(d, tokenVector<G>(scales, p)),
+                                     _mm512_cvtepi32_ps(_mm512_load_si512(c + 16 * p)), acc[p]);
+            if constexpr (hasMin)
                 acc[p] = _mm512_fmadd_ps(m, tokenVector<G>(sums, p), acc[p]);
-            }
         }
     }
 };

@@ -186,11 +186,7 @@ struct PackedSuperBlocks {
     int64_t groupBytes;
 
     const std::byte* block(int64_t b) const { return group + b * blockBytes; }
-    void prefetch(int64_t b) const {
-        prefetchForDecode(block(b), blockBytes);
-        if (groupBytes != 0)  // a pair's second stream
-            prefetchForDecode(block(b) + groupBytes, blockBytes);
-    }
+    void prefetch(int64_t b) const { prefetchForDecode(block(b), blockBytes, groupBytes); }
 };
 
 // Where an AVX-512 Q4_K/Q5_K tile takes a super-block's values from: decoded from the packed

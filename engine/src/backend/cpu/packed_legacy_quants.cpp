@@ -109,11 +109,8 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
         const Ints mask4 = W::everyByte(0x0f);                                               \
         for (int64_t b = 0; b < blocks; ++b) {                                               \
             const std::byte* block = group + b * L.packedBytes();                            \
-            if constexpr (T == 1) {                                                          \
-                prefetchForDecode(block, L.packedBytes());                                   \
-                if constexpr (W::kRows > kPackedRows)                                        \
-                    prefetchForDecode(block + groupBytes, L.packedBytes());                  \
-            }                                                                                \
+            if constexpr (T == 1)                                                            \
+                prefetchForDecode(block, L.packedBytes(), groupBytes);                       \
             const Floats d = W::halves(block, groupBytes);                                   \
             Ints chunk[8];                                                                   \
             _Pragma("GCC unroll 8") for (int k = 0; k < chunks; ++k) {                       \
