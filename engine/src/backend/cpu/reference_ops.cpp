@@ -118,8 +118,8 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
         });
     };
     // The pair tile (the avx512 set's) decodes four rows at a time: one row is one chain of
-    // dependent vdpbf16ps, which kept TinyLlama BF16's decode on one AMD Zen 5 core at 6.4 tokens/s (14 GB/s
-    // of weights); four rows: 12.4 (two threads 11 → 18).
+    // dependent vdpbf16ps, which kept TinyLlama BF16's decode on one AMD Zen 5 core at 6.4 tokens/s
+    // (14 GB/s of weights); four rows: 12.4 (two threads 11 → 18).
     if (weight.dtype == DType::BF16)
         if (const SixteenBitTile pairs = bf16PairTile(kernels); pairs != nullptr)
             return sixteenBitProduct(pairs, roundToBf16, kTileRows);
