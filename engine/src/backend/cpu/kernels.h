@@ -71,7 +71,19 @@ using BlockTile = void (*)(const std::byte* const* rows, int rowCount,
                            const QuantizedActivations* const* xs, int tokenCount, int64_t subBlocks,
                            float* out);
 
-FloatTile floatTile(DType dtype, CpuKernels kernels);        // F32, F16 or BF16
+FloatTile floatTile(DType dtype, CpuKernels kernels);  // F32, F16 or BF16
+
+// F16 and BF16 matrices in row groups (packed_rows.h, groupsFloatRows): kTileRows rows side by
+// side in chunks of kGroupedChunk values, so that a tile's rows are one stream through memory.
+// The tiles take a group's row r at group + r · kGroupedChunk values and read value i of it at
+// groupedIndex(i); the same sums as floatTile and halfActivationsTile, bit for bit. nullptr but
+// for the avx512 and amx sets (the 16-lane tiles).
+constexpr int64_t kGroupedChunk = 32;
+constexpr int64_t groupedIndex(int64_t i) {
+    return (i & ~(kGroupedChunk - 1)) * kTileRows + (i & (kGroupedChunk - 1));
+}
+FloatTile groupedFloatTile(DType dtype, CpuKernels kernels);  // F16 or BF16, f32 activations
+SixteenBitTile groupedHalfActivationsTile(CpuKernels kernels);
 BlockTile legacyQuantTile(DType dtype, CpuKernels kernels);  // Q8_0, Q4_0, Q4_1, Q5_0, Q5_1
 BlockTile kQuantTile(DType dtype, CpuKernels kernels);       // Q4_K, Q5_K, Q6_K
 

@@ -126,6 +126,16 @@ INFERLENS_AVX512 inline __m512 load16Bf16(const std::byte* row, int64_t i) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(bits), 16));
 }
 
+// Value i of a grouped row (kernels.h, groupedIndex).
+template <__m512 (*load)(const std::byte*, int64_t)>
+INFERLENS_AVX512 inline __m512 groupedLoad(const std::byte* row, int64_t i) {
+    return load(row, groupedIndex(i));
+}
+template <float (*load)(const std::byte*, int64_t)>
+inline float groupedScalar(const std::byte* row, int64_t i) {
+    return load(row, groupedIndex(i));
+}
+
 // Eight or sixteen activations as f32, from f32 or F16.
 INFERLENS_AVX2 inline __m256 load8xF32(const float* x, int64_t i) {
     return _mm256_loadu_ps(x + i);
@@ -166,6 +176,30 @@ SixteenBitTile halfActivationsTile(CpuKernels kernels) {
         return avx2Kernels<load8F16, loadF16, uint16_t, load8xF16, scalarF16>;
 #endif
     return portableTile<loadF16, uint16_t, scalarF16>;
+}
+
+SixteenBitTile groupedHalfActivationsTile(CpuKernels kernels) {
+#if defined(__x86_64__)
+    if (kernels >= CpuKernels::Avx512)
+        return avx512Kernels<groupedLoad<load16F16>, groupedScalar<loadF16>, uint16_t, load16xF16,
+                             scalarF16>;
+#endif
+    (void)kernels;
+    return nullptr;
+}
+
+FloatTile groupedFloatTile(DType dtype, CpuKernels kernels) {
+#if defined(__x86_64__)
+    if (kernels >= CpuKernels::Avx512) {
+        if (dtype == DType::F16)
+            return avx512Kernels<groupedLoad<load16F16>, groupedScalar<loadF16>>;
+        if (dtype == DType::BF16)
+            return avx512Kernels<groupedLoad<load16Bf16>, groupedScalar<loadBf16>>;
+    }
+#endif
+    (void)dtype;
+    (void)kernels;
+    return nullptr;
 }
 
 FloatTile floatTile(DType dtype, CpuKernels kernels) {

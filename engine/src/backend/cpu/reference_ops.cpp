@@ -46,13 +46,22 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
     const auto tokens = int64_t(xs.size());
     const int64_t rowBytes = weight.rowBytes();
     const int64_t tileRows = tokens == 1 ? decodeRows : kTileRows;
+    // Grouped float rows (packed_rows.h, groupsFloatRows): row r starts in its group's first
+    // chunk; `begin` and `tileRows` are then multiples of the group.
+    const bool grouped = weight.packed != nullptr;
+    const int64_t chunkBytes = rowBytes / std::max<int64_t>(1, weight.columns()) * kGroupedChunk;
+    const auto rowAt = [&](int64_t row) {
+        return grouped ? weight.packed + row / kTileRows * kTileRows * rowBytes +
+                             row % kTileRows * chunkBytes
+                       : weight.data + row * rowBytes;
+    };
     for (int64_t first = 0; first < tokens; first += kTokenBlock) {
         const int tokenCount = int(std::min(tokens, first + kTokenBlock) - first);
         for (int64_t r = begin; r < end; r += tileRows) {
             const int rowCount = int(std::min<int64_t>(tileRows, end - r));
             const std::byte* rowPointers[kTileRows];
             for (int k = 0; k < rowCount; ++k)
-                rowPointers[k] = weight.data + (r + k) * rowBytes;
+                rowPointers[k] = rowAt(r + k);
             float out[kTileRows * kTokenBlock];  // no allocation per product
             tile(rowPointers, rowCount, xs.data() + first, tokenCount, length, out);
             // Token by token, each token's outputs side by side (as packedProductRows does).
@@ -99,7 +108,11 @@ void packedProductRows(const TensorView& weight, PackedTile tile, PackedPairTile
 void floatProduct(const TensorView& weight, std::span<const float> x, int64_t tokens,
                   std::span<float> y, ThreadPool* pool, CpuKernels kernels, int64_t work) {
     const int64_t columns = weight.columns();
-    const int64_t decodeRows = floatDecodeRows(kernels);
+    // Grouped rows (packed_rows.h, groupsFloatRows) are one stream four rows at a time: threads
+    // take whole groups, and a decode step all four rows of one.
+    const bool grouped = weight.packed != nullptr;
+    const int64_t rowGroup = grouped ? kTileRows : 1;
+    const int64_t decodeRows = grouped ? kTileRows : floatDecodeRows(kernels);
     const auto sixteenBitProduct = [&](SixteenBitTile tile,
                                        void (*round)(const float*, int64_t, uint16_t*),
                                        int64_t tileRows) {
@@ -113,18 +126,20 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
             round(x.data() + begin * columns, (end - begin) * columns,
                   rounded.data() + begin * columns);
         });
-        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
+        forRows(weight.rows(), rowGroup, work, pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, columns, y, begin, end, tileRows);
         });
     };
     // The pair tile (the avx512 set's) decodes four rows at a time: one row is one chain of
     // dependent vdpbf16ps, which kept TinyLlama BF16's decode on one AMD Zen 5 core at 6.4 tokens/s
     // (14 GB/s of weights); four rows: 12.4 (two threads 11 → 18).
-    if (weight.dtype == DType::BF16)
+    if (weight.dtype == DType::BF16 && !grouped)
         if (const SixteenBitTile pairs = bf16PairTile(kernels); pairs != nullptr)
             return sixteenBitProduct(pairs, roundToBf16, kTileRows);
     if (weight.dtype == DType::F16 && tokens == 1 && fitsHalf(x.data(), columns))
-        return sixteenBitProduct(halfActivationsTile(kernels), roundToHalf, decodeRows);
+        return sixteenBitProduct(
+            grouped ? groupedHalfActivationsTile(kernels) : halfActivationsTile(kernels),
+            roundToHalf, decodeRows);
 
     thread_local std::vector<float> perThread;
     std::vector<float>& rounded = perThread;
@@ -149,8 +164,9 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     std::vector<const float*> xs(static_cast<size_t>(tokens));
     for (int64_t t = 0; t < tokens; ++t)
         xs[size_t(t)] = inputs + t * columns;
-    const Tile<float> tile = floatTile(weight.dtype, kernels);
-    forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
+    const Tile<float> tile =
+        grouped ? groupedFloatTile(weight.dtype, kernels) : floatTile(weight.dtype, kernels);
+    forRows(weight.rows(), rowGroup, work, pool, [&](int64_t begin, int64_t end) {
         productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
     });
 }
