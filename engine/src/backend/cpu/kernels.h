@@ -34,9 +34,10 @@ using FloatTile = void (*)(const std::byte* const* rows, int rowCount, const flo
 // with AMX (the amx set), whose one-row 16-lane chains, converting the F16 activations again for
 // every row, kept TinyLlama's decode on one core at 4.1 tokens/s for F16 and 5.2 for BF16 (then
 // on vdpbf16ps pairs); four rows: 6.0–6.4 and 6.8–6.9. The avx512 set keeps one row for F32
-// and F16: a 16-lane chain keeps up on the AMD Zen 5 kind (TinyLlama F16 on one core, 16-bit
-// activations: 13.9 tokens/s with one row, 11.5 with four). Its BF16 pair tile always decodes four
-// rows (floatProduct says why).
+// and for F16 outside row groups: in the file's layout four rows are four streams, slower on the
+// AMD Zen 5 kind (TinyLlama F16 on one core, 16-bit activations: 13.9 tokens/s with one row,
+// 11.5 with four); grouped rows (below) decode four at a time. Its BF16 pair tile always decodes
+// four rows (floatProduct says why).
 int64_t floatDecodeRows(CpuKernels kernels);
 // F16 and BF16 weights meet activations rounded to their own type (F16: where they fit in it,
 // fitsHalf), on every kernel set: what the model computes when run in that type (PyTorch's

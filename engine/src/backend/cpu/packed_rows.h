@@ -111,7 +111,8 @@ int64_t placedBytes(const TensorView& view);
 // (one row's one chain of multiply-adds waits on its latency), if its rows are whole chunks. Four
 // rows in the file's layout are four streams through memory, which an AMD Zen 5 core follows
 // poorly: TinyLlama F16 decode on one core 13.9 tokens/s with one row, 11.5 with four; grouped,
-// the four rows are one stream again.
+// the four rows are one stream again (15.6–16.5). The avx512 set only: the amx set (the Intel
+// kind) keeps the file's layout and its four-row decode until grouping is measured there.
 bool groupsFloatRows(const TensorView& view, CpuKernels kernels);
 // The grouped copy of such a matrix into `out` (its rows rounded up to a whole group, the padding
 // rows zeros).
