@@ -4,7 +4,7 @@
 // exact in f32; the activations are rounded to BF16 on every kernel set (kernels.h).
 //
 // As in the f32 tile, every (row, token) pair has one accumulator over the whole row, the last
-// count % 32 values included (a masked load: the lanes past the row read as zeros and add
+// count % 32 values included (masked loads: the lanes past the row read as zeros and add
 // nothing), so a pair's sum is the same in every tile shape: a prefill and token-by-token
 // decoding agree bit for bit.
 
@@ -30,6 +30,29 @@ constexpr int64_t kPairWidth = 32;  // BF16 values per vector
 INFERLENS_AVX512_BF16 inline __m512bh loadPairs(const void* values, int64_t i, __mmask32 lanes) {
     return (__m512bh)_mm512_maskz_loadu_epi16(lanes, static_cast<const uint16_t*>(values) + i);
 }
+INFERLENS_AVX512_BF16 inline __m512bh loadAllPairs(const void* values, int64_t i) {
+    return (__m512bh)_mm512_loadu_si512(static_cast<const uint16_t*>(values) + i);
+}
+
+// One step of 32 values for every (row, token) pair: a full vector through plain loads, or the
+// row's last, partial one through masked loads (`lanes`; the lanes past the row read as zeros).
+// Masked loads for every vector had held TinyLlama BF16's decode on one AMD Zen 5 core at 12.3
+// tokens/s; plain ones: 14.9–15.1.
+template <int R, int T, bool partial>
+INFERLENS_AVX512_BF16 inline void pairStep(__m512 (&acc)[R][T], const std::byte* const* rows,
+                                           const uint16_t* const* xs, int64_t i, __mmask32 lanes) {
+    __m512bh x[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t)
+        x[t] = partial ? loadPairs(xs[t], i, lanes) : loadAllPairs(xs[t], i);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+        const __m512bh w = partial ? loadPairs(rows[r], i, lanes) : loadAllPairs(rows[r], i);
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t)
+            acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
+    }
+}
 
 template <int R, int T>
 INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t* const* xs,
@@ -40,22 +63,11 @@ INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t
 #pragma GCC unroll 4
         for (int t = 0; t < T; ++t)
             acc[r][t] = _mm512_setzero_ps();
-    // One loop for the full vectors and the last, partial one.
-    for (int64_t i = 0; i < count; i += kPairWidth) {
-        const __mmask32 lanes =
-            i + kPairWidth <= count ? ~__mmask32(0) : __mmask32((uint64_t(1) << (count - i)) - 1);
-        __m512bh x[T];
-#pragma GCC unroll 4
-        for (int t = 0; t < T; ++t)
-            x[t] = loadPairs(xs[t], i, lanes);
-#pragma GCC unroll 4
-        for (int r = 0; r < R; ++r) {
-            const __m512bh w = loadPairs(rows[r], i, lanes);
-#pragma GCC unroll 4
-            for (int t = 0; t < T; ++t)
-                acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
-        }
-    }
+    int64_t i = 0;
+    for (; i + kPairWidth <= count; i += kPairWidth)
+        pairStep<R, T, false>(acc, rows, xs, i, 0);
+    if (i < count)
+        pairStep<R, T, true>(acc, rows, xs, i, __mmask32((uint64_t(1) << (count - i)) - 1));
     float sums[R * T];
     simd::laneSums<R * T>(&acc[0][0], sums);
     for (int r = 0; r < R; ++r)
