@@ -67,6 +67,12 @@ int64_t groupedFloatBytes(const TensorView& matrix) {
     return (matrix.rows() + kTileRows - 1) / kTileRows * kTileRows * matrix.rowBytes();
 }
 
+int64_t groupedRowOffset(const TensorView& matrix, int64_t row) {
+    const int64_t elementBytes = matrix.rowBytes() / matrix.columns();
+    return row / kTileRows * kTileRows * matrix.rowBytes() +
+           row % kTileRows * kGroupedChunk * elementBytes;
+}
+
 void PackedBuffer::Free::operator()(std::byte* bytes) const {
     std::free(bytes);
 }
@@ -145,22 +151,20 @@ void packRowsInto(const TensorView& matrix, std::byte* out, ThreadPool* pool) {
 
 void groupFloatRowsInto(const TensorView& matrix, std::byte* out, ThreadPool* pool) {
     const int64_t rows = matrix.rows();
-    const int64_t rowBytes = matrix.rowBytes();
-    const int64_t chunkBytes = rowBytes / matrix.columns() * kGroupedChunk;
-    const int64_t chunks = matrix.columns() / kGroupedChunk;
+    const int64_t elementBytes = matrix.rowBytes() / matrix.columns();
+    const int64_t chunkBytes = kGroupedChunk * elementBytes;
     split((rows + kTileRows - 1) / kTileRows, pool, [&](int64_t first, int64_t last) {
         for (int64_t g = first; g < last; ++g) {
             const int64_t present = std::min<int64_t>(kTileRows, rows - g * kTileRows);
-            prefaultMappedPages(matrix.row(g * kTileRows), size_t(present * rowBytes));
-            std::byte* group = out + g * kTileRows * rowBytes;
-            for (int64_t r = 0; r < kTileRows; ++r) {
-                const int64_t row = g * kTileRows + r;
-                for (int64_t c = 0; c < chunks; ++c) {
-                    std::byte* to = group + (c * kTileRows + r) * chunkBytes;
+            prefaultMappedPages(matrix.row(g * kTileRows), size_t(present * matrix.rowBytes()));
+            for (int64_t row = g * kTileRows; row < (g + 1) * kTileRows; ++row) {
+                std::byte* to = out + groupedRowOffset(matrix, row);
+                for (int64_t i = 0; i < matrix.columns(); i += kGroupedChunk) {
+                    std::byte* chunk = to + groupedIndex(i) * elementBytes;
                     if (row < rows)
-                        std::memcpy(to, matrix.row(row) + c * chunkBytes, size_t(chunkBytes));
+                        std::memcpy(chunk, matrix.row(row) + i * elementBytes, size_t(chunkBytes));
                     else
-                        std::memset(to, 0, size_t(chunkBytes));
+                        std::memset(chunk, 0, size_t(chunkBytes));
                 }
             }
         }

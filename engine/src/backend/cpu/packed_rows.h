@@ -118,6 +118,9 @@ bool groupsFloatRows(const TensorView& view, CpuKernels kernels);
 // rows zeros).
 void groupFloatRowsInto(const TensorView& matrix, std::byte* out, ThreadPool* pool = nullptr);
 int64_t groupedFloatBytes(const TensorView& matrix);
+// Where row `row` of `matrix` starts in its grouped copy, in bytes from the copy's start: in its
+// group's first chunk, the tiles reading value i at groupedIndex(i) from there (kernels.h).
+int64_t groupedRowOffset(const TensorView& matrix, int64_t row);
 
 // Puts a matrix where the products read it fastest, in memory of `store`: packed (view.packed)
 // when packs(view.dtype, cpuKernels()), in row groups (view.packed) when

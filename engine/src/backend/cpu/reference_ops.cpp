@@ -46,14 +46,11 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
     const auto tokens = int64_t(xs.size());
     const int64_t rowBytes = weight.rowBytes();
     const int64_t tileRows = tokens == 1 ? decodeRows : kTileRows;
-    // Grouped float rows (packed_rows.h, groupsFloatRows): row r starts in its group's first
-    // chunk; `begin` and `tileRows` are then multiples of the group.
-    const bool grouped = weight.packed != nullptr;
-    const int64_t chunkBytes = rowBytes / std::max<int64_t>(1, weight.columns()) * kGroupedChunk;
+    // Grouped float rows (packed_rows.h, groupsFloatRows): `begin` and `tileRows` are then
+    // multiples of the group.
     const auto rowAt = [&](int64_t row) {
-        return grouped ? weight.packed + row / kTileRows * kTileRows * rowBytes +
-                             row % kTileRows * chunkBytes
-                       : weight.data + row * rowBytes;
+        return weight.packed != nullptr ? weight.packed + groupedRowOffset(weight, row)
+                                        : weight.data + row * rowBytes;
     };
     for (int64_t first = 0; first < tokens; first += kTokenBlock) {
         const int tokenCount = int(std::min(tokens, first + kTokenBlock) - first);
