@@ -90,15 +90,33 @@ using RegisterTile = void (*)(const std::byte* group, int64_t groupBytes,
                               const QuantizedActivations* const* xs, int64_t blocks, float* out,
                               int stride);
 
+// A prefill meets each pair of groups once per block of tokens (reference_ops.cpp), and its first
+// tile there waited for the pair's bytes from memory. Asked for into L2 a part at a time while the
+// tiles of the pair before run, they are there when its turn comes (TinyLlama Q5_K_M, one AMD Zen 5
+// core, 128-token prompt: Q4_0 220 → 242 tokens/s, Q8_0 183 → 203, Q4_K_M 190 → 205, Q5_K_M 188
+// → 199; into L1 instead, Q5_K_M gained less). Part `part` of `parts` of the two groups that follow
+// the pair at `group`.
+inline void prefetchNextPair(const std::byte* group, int64_t groupBytes, int part, int parts) {
+    const std::byte* next = group + 2 * groupBytes;
+    const int64_t end = 2 * groupBytes * (part + 1) / parts;
+    for (int64_t at = 2 * groupBytes * part / parts / 64 * 64; at < end; at += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T1);
+}
+
 // A tile over any number of tokens from a register tile of 4 and one of 1: four at a time, then
-// one by one.
+// one by one; for a prefill on a pair of groups (groupBytes ≠ 0), the next pair prefetched along
+// the way.
 template <RegisterTile many, RegisterTile one>
 void anyTokensOfPair(const std::byte* group, int64_t groupBytes,
                      const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
                      float* out) {
-    for (int t = 0; t < tokenCount;) {
+    const bool prefetch = groupBytes != 0 && tokenCount > 1;
+    const int tiles = tokenCount / 4 + tokenCount % 4;
+    for (int t = 0, tile = 0; t < tokenCount; ++tile) {
         const bool full = t + 4 <= tokenCount;
         (full ? many : one)(group, groupBytes, xs + t, blocks, out + t, tokenCount);
+        if (prefetch)
+            prefetchNextPair(group, groupBytes, tile, tiles);
         t += full ? 4 : 1;
     }
 }
