@@ -57,8 +57,9 @@ constexpr DType kBlockTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q
 
 // Random rows of a float type and random activations for the float tiles, and the check of a
 // tile's results against the double-precision product of the decoded rows with `x`, in tiles of
-// every shape up to 4 rows × 4 tokens, one past it (the kernel splits it), and a caller's block of
-// many tokens, which each kernel set runs in its own register tiles.
+// every shape up to 4 rows × 6 tokens (the AVX-512 float tiles' largest), token counts past it
+// that leave every remainder (the kernel splits them), and a caller's block of many tokens, which
+// each kernel set runs in its own register tiles.
 struct TileProblem {
     static constexpr int kRows = 5, kTokens = 13;
     std::vector<std::vector<std::byte>> rows;
@@ -76,8 +77,9 @@ struct TileProblem {
 
     template <typename Run>
     void check(const QString& label, Run&& run) const {
-        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4}, {3, 2},
-                                                      {2, 3}, {5, 5}, {4, 7}, {5, 13}};
+        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1},  {1, 4},  {4, 4}, {3, 2},
+                                                      {2, 3}, {5, 5},  {4, 6},  {4, 7}, {4, 8},
+                                                      {5, 9}, {4, 10}, {4, 11}, {5, 13}};
         const auto count = int64_t(x.front().size());
         std::vector<std::vector<float>> first(kRows, std::vector<float>(kTokens, NAN));
         for (const auto& [rowCount, tokenCount] : shapes) {
@@ -521,61 +523,67 @@ class TestCpuKernels : public QObject {
     }
 
     // A product with F16 or BF16 weights takes its inputs rounded to the weights' type, in a
-    // decode step and in a prefill alike, and the two agree bit for bit.
+    // decode step and in a prefill alike, and the two agree bit for bit: with every token's inputs
+    // within F16's range (a prefill's F16 activations) and with one token's past it (that token
+    // keeps f32 inputs for F16 weights, and the prefill takes the f32 path).
     void sixteenBitWeightsMeetInputsRoundedToTheirType() {
-        constexpr int64_t kRows = 37, kColumns = 300, kTokens = 5;
-        for (const DType dtype : {DType::F16, DType::BF16}) {
-            const auto values = randomValues(kRows * kColumns, 0.5f, 7);
-            const std::vector<std::byte> bytes = encoded(dtype, values);
-            TensorView weight;
-            weight.name = "w";
-            weight.dtype = dtype;
-            weight.shape = {kRows, kColumns};
-            weight.data = bytes.data();
-            weight.byteCount = int64_t(bytes.size());
-            std::vector<float> decoded(values.size());
-            decodeRow(dtype, bytes.data(), decoded);
-            auto x = randomValues(kTokens * kColumns, 1.0f, 8);
-            // Token 2 has a value past F16's range: for F16 weights its inputs stay f32.
-            constexpr int64_t kLargeToken = 2;
-            x[size_t(kLargeToken * kColumns + 17)] = 70000.0f;
-            std::vector<float> batch(static_cast<size_t>(kTokens * kRows));
-            std::vector<float> alone(static_cast<size_t>(kRows));
-            matMat(weight, x, kTokens, batch, nullptr);
-            int movedByRounding = 0;
-            for (int64_t t = 0; t < kTokens; ++t) {
-                matVec(weight, std::span(x).subspan(size_t(t * kColumns), size_t(kColumns)), alone,
-                       nullptr);
-                for (int64_t r = 0; r < kRows; ++r) {
-                    double exact = 0, unrounded = 0, magnitude = 0;
-                    for (int64_t i = 0; i < kColumns; ++i) {
-                        const double w = decoded[size_t(r * kColumns + i)];
-                        const double input = x[size_t(t * kColumns + i)];
-                        const bool keptF32 = dtype == DType::F16 && t == kLargeToken;
-                        exact += w * (keptF32 ? input
-                                              : reference::roundToStoredType(
-                                                    input, dtype == DType::F16 ? "F16" : "BF16"));
-                        unrounded += w * input;
-                        magnitude += std::fabs(w * input);
+        constexpr int64_t kRows = 37, kColumns = 300, kTokens = 9;
+        for (const DType dtype : {DType::F16, DType::BF16})
+            for (const bool withLargeToken : {true, false}) {
+                const auto values = randomValues(kRows * kColumns, 0.5f, 7);
+                const std::vector<std::byte> bytes = encoded(dtype, values);
+                TensorView weight;
+                weight.name = "w";
+                weight.dtype = dtype;
+                weight.shape = {kRows, kColumns};
+                weight.data = bytes.data();
+                weight.byteCount = int64_t(bytes.size());
+                std::vector<float> decoded(values.size());
+                decodeRow(dtype, bytes.data(), decoded);
+                auto x = randomValues(kTokens * kColumns, 1.0f, 8);
+                // Token 2 has a value past F16's range: for F16 weights its inputs stay f32.
+                constexpr int64_t kLargeToken = 2;
+                if (withLargeToken)
+                    x[size_t(kLargeToken * kColumns + 17)] = 70000.0f;
+                std::vector<float> batch(static_cast<size_t>(kTokens * kRows));
+                std::vector<float> alone(static_cast<size_t>(kRows));
+                matMat(weight, x, kTokens, batch, nullptr);
+                int movedByRounding = 0;
+                for (int64_t t = 0; t < kTokens; ++t) {
+                    matVec(weight, std::span(x).subspan(size_t(t * kColumns), size_t(kColumns)),
+                           alone, nullptr);
+                    for (int64_t r = 0; r < kRows; ++r) {
+                        double exact = 0, unrounded = 0, magnitude = 0;
+                        for (int64_t i = 0; i < kColumns; ++i) {
+                            const double w = decoded[size_t(r * kColumns + i)];
+                            const double input = x[size_t(t * kColumns + i)];
+                            const bool keptF32 =
+                                dtype == DType::F16 && withLargeToken && t == kLargeToken;
+                            exact +=
+                                w * (keptF32 ? input
+                                             : reference::roundToStoredType(
+                                                   input, dtype == DType::F16 ? "F16" : "BF16"));
+                            unrounded += w * input;
+                            magnitude += std::fabs(w * input);
+                        }
+                        const float got = alone[size_t(r)];
+                        // f32 summation of kColumns products in any order (the portable set's is
+                        // sequential): within kColumns · 2⁻²⁴ of their magnitudes.
+                        QVERIFY2(std::fabs(got - exact) <= double(kColumns) * 0x1p-24 * magnitude,
+                                 qPrintable(QString("%1 row %2 token %3: %4 vs %5")
+                                                .arg(dtypeName(dtype).data())
+                                                .arg(r)
+                                                .arg(t)
+                                                .arg(got)
+                                                .arg(exact)));
+                        QVERIFY(got == batch[size_t(t * kRows + r)]);  // bit for bit
+                        movedByRounding += std::fabs(got - unrounded) > 1e-6 * magnitude;
                     }
-                    const float got = alone[size_t(r)];
-                    // f32 summation of kColumns products in any order (the portable set's is
-                    // sequential): within kColumns · 2⁻²⁴ of their magnitudes.
-                    QVERIFY2(std::fabs(got - exact) <= double(kColumns) * 0x1p-24 * magnitude,
-                             qPrintable(QString("%1 row %2 token %3: %4 vs %5")
-                                            .arg(dtypeName(dtype).data())
-                                            .arg(r)
-                                            .arg(t)
-                                            .arg(got)
-                                            .arg(exact)));
-                    QVERIFY(got == batch[size_t(t * kRows + r)]);  // bit for bit
-                    movedByRounding += std::fabs(got - unrounded) > 1e-6 * magnitude;
                 }
+                // The rounding is there to be seen: most sums differ from the unrounded ones.
+                QVERIFY2(movedByRounding > kTokens * kRows / 2,
+                         qPrintable(QString::number(movedByRounding)));
             }
-            // The rounding is there to be seen: most sums differ from the unrounded ones.
-            QVERIFY2(movedByRounding > kTokens * kRows / 2,
-                     qPrintable(QString::number(movedByRounding)));
-        }
     }
 
     // BF16 rows against activations rounded to BF16 (AVX512_BF16): the exact product of the

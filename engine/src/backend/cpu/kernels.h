@@ -42,12 +42,13 @@ int64_t floatDecodeRows(CpuKernels kernels);
 // F16 and BF16 weights meet activations rounded to their own type (F16: where they fit in it,
 // fitsHalf), on every kernel set: what the model computes when run in that type (PyTorch's
 // f16/bf16 activations; llama.cpp does the same), and what lets the activations take 16 bits
-// instead of 32. A prefill's tokens are rounded in f32
-// (roundToHalfPrecision, roundToBf16Precision) for floatTile; a decode step's are kept as F16
-// (roundToHalf) for halfActivationsTile: with f32 activations a long row (FFN down, 5,632
-// values: 22 KiB of them) and the weights streaming past overflow a 32 KiB L1 cache, and decoding
-// such rows fell from 29 to 16 GB/s (Zen 4, one thread). Exact conversions on loading: the same
-// products and sums as floatTile on the rounded f32 values, bit for bit.
+// instead of 32. F16 weights' tokens are kept as F16 (roundToHalf) for halfActivationsTile, a
+// decode step's and a prefill's alike, where they all fit: with f32 activations a long row (FFN
+// down, 5,632 values: 22 KiB of them) and the weights streaming past overflow a 32 KiB L1 cache,
+// and decoding such rows fell from 29 to 16 GB/s (Zen 4, one thread). Otherwise, and for BF16
+// weights without a pair tile, they are rounded in f32 (roundToHalfPrecision,
+// roundToBf16Precision) for floatTile. Exact conversions on loading: the same products and sums as
+// floatTile on the rounded f32 values, bit for bit.
 using SixteenBitTile = void (*)(const std::byte* const* rows, int rowCount,
                                 const uint16_t* const* xs, int tokenCount, int64_t count,
                                 float* out);
