@@ -1,5 +1,5 @@
 // One core's speed of each packed block type's tile (packed_rows.h) in the kernel set in use, on
-// one weight matrix of random blocks: a prefill's token block (64 tokens, as the products run it)
+// one weight matrix of random blocks: a prefill's token block (128 tokens, as the products run it)
 // as int8 operations per second (2 per multiply-add), and one token (decode) as GB/s of weights
 // read; with the amx set, also the AMX rows product's prefill. What to look at when a type's prompt
 // or decode speed trails another's: the whole-model figures of `inferlens-cli bench` mix every
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
                      argv[0]);
         return 2;
     }
-    constexpr int kTokens = 64;
+    constexpr int kTokens = 128;
     const CpuKernels kernels = cpuKernels();
     std::printf("kernel set: %s; %lld x %lld weights, %d tokens a prefill block; fastest of %d\n",
                 cpuKernelsName(kernels), static_cast<long long>(rows),

@@ -520,6 +520,20 @@ class TestCpuKernels : public QObject {
         const float fits[] = {1.0f, -65519.0f, NAN}, overflows[] = {1.0f, 65520.0f};
         QVERIFY(fitsHalf(fits, 3));
         QVERIFY(!fitsHalf(overflows, 2));
+        // The same at every position of a long row (whole vectors and the scalar rest): one value
+        // past the range anywhere, of either sign or infinite, makes it not fit; NaN anywhere
+        // does not.
+        for (const int64_t length : {7, 40, 300})
+            for (int64_t at = 0; at < length; ++at) {
+                std::vector<float> row(size_t(length), -65519.0f);
+                row[size_t(at)] = NAN;
+                QVERIFY2(fitsHalf(row.data(), length), qPrintable(QString::number(at)));
+                for (const float past : {65520.0f, -70000.0f, INFINITY}) {
+                    row[size_t(at)] = past;
+                    QVERIFY2(!fitsHalf(row.data(), length),
+                             qPrintable(QString("%1 at %2 of %3").arg(past).arg(at).arg(length)));
+                }
+            }
     }
 
     // A product with F16 or BF16 weights takes its inputs rounded to the weights' type, in a

@@ -61,7 +61,27 @@ INFERLENS_AVX2 int64_t roundToBf16PrecisionAvx2(const float* x, int64_t count, f
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), bf16Bits(x + i));
     return i;
 }
+// The largest magnitude among the whole vectors' values, into `largest` (NaN ignored: vmaxps
+// returns its second operand, the running maximum, when either is NaN); returns how many it read.
+INFERLENS_AVX2 int64_t largestMagnitudeAvx2(const float* x, int64_t count, float& largest) {
+    const __m256 magnitudeBits = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 maxima[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                        _mm256_setzero_ps()};
+    int64_t i = 0;
+    for (; i + 4 * kLanes <= count; i += 4 * kLanes)
+        for (int k = 0; k < 4; ++k)
+            maxima[k] = _mm256_max_ps(
+                _mm256_and_ps(_mm256_loadu_ps(x + i + k * kLanes), magnitudeBits), maxima[k]);
+    alignas(32) float lanes[kLanes];
+    _mm256_store_ps(lanes, _mm256_max_ps(_mm256_max_ps(maxima[0], maxima[1]),
+                                         _mm256_max_ps(maxima[2], maxima[3])));
+    largest = *std::max_element(lanes, lanes + kLanes);
+    return i;
+}
 #else
+int64_t largestMagnitudeAvx2(const float*, int64_t, float&) {
+    return 0;
+}
 int64_t roundToHalfAvx2(const float*, int64_t, uint16_t*) {
     return 0;
 }
@@ -97,9 +117,13 @@ float bf16Precision(float value) {
 }  // namespace
 
 bool fitsHalf(const float* x, int64_t count) {
-    // A running maximum rather than an early exit, so that the loop vectorizes; NaN compares false.
+    // A running maximum rather than an early exit; NaN compares false. In vectors where the CPU
+    // has AVX2: one scalar chain of dependent maxss, about 3 cycles a value, was 2–3 % of TinyLlama
+    // F16's prompt, whose every product checks all of its tokens.
+    static const bool haveVectors = cpuSupports(CpuKernels::Avx2);
     float largest = 0.0f;
-    for (int64_t i = 0; i < count; ++i)
+    int64_t i = haveVectors ? largestMagnitudeAvx2(x, count, largest) : 0;
+    for (; i < count; ++i)
         largest = std::max(largest, std::fabs(x[i]));
     return largest < 65520.0f;
 }
