@@ -77,34 +77,23 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
                 out[r * stride + t] = sum;                                                        \
             }                                                                                     \
     }                                                                                             \
-    /* Tokens T at a time, then the rest (fewer than T) in one tile of as many. */                \
-    template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                           \
+    /* The family of name<R, T> for tokensInTiles (tile_dispatch.h). */                           \
+    template <vector (*loadw)(const std::byte*, int64_t),                                         \
               float (*load)(const std::byte*, int64_t), typename X,                               \
               vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t)>            \
-    target void name##Tokens(const std::byte* const* rows, const X* const* xs, int tokenCount,    \
-                             int64_t count, float* out, int stride) {                             \
-        int t = 0;                                                                                \
-        for (; t + T <= tokenCount; t += T)                                                       \
-            name<R, T, loadw, load, X, loadx, scalarX>(rows, xs + t, count, out + t, stride);     \
-        if constexpr (T > 1)                                                                      \
-            if (t < tokenCount)                                                                   \
-                name##Tokens<R, T - 1, loadw, load, X, loadx, scalarX>(                           \
-                    rows, xs + t, tokenCount - t, count, out + t, stride);                        \
-    }                                                                                             \
+    struct name##Family {                                                                         \
+        template <int R, int T>                                                                   \
+        static void run(const std::byte* const* rows, const X* const* xs, int64_t count,          \
+                        float* out, int stride) {                                                 \
+            name<R, T, loadw, load, X, loadx, scalarX>(rows, xs, count, out, stride);             \
+        }                                                                                         \
+    };                                                                                            \
     template <vector (*loadw)(const std::byte*, int64_t),                                         \
               float (*load)(const std::byte*, int64_t), typename X = float,                       \
               vector (*loadx)(const X*, int64_t) = loadF32,                                       \
               float (*scalarX)(const X*, int64_t) = scalarF32>                                    \
-    void kernels(const std::byte* const* rows, int rowCount, const X* const* xs, int tokenCount,  \
-                 int64_t count, float* out) {                                                     \
-        int r = 0;                                                                                \
-        for (; r + kTileRows <= rowCount; r += kTileRows)                                         \
-            name##Tokens<kTileRows, tokens, loadw, load, X, loadx, scalarX>(                      \
-                rows + r, xs, tokenCount, count, out + r * tokenCount, tokenCount);               \
-        for (; r < rowCount; ++r)                                                                 \
-            name##Tokens<1, tokens, loadw, load, X, loadx, scalarX>(                              \
-                rows + r, xs, tokenCount, count, out + r * tokenCount, tokenCount);               \
-    }
+    constexpr auto kernels =                                                                      \
+        anyTileOfTokens<X, kTileRows, tokens, name##Family<loadw, load, X, loadx, scalarX>>;
 
 INFERLENS_AVX2 inline __m256 zero8() {
     return _mm256_setzero_ps();

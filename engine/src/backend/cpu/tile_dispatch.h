@@ -40,6 +40,34 @@ void anyTile(const std::byte* const* rows, int rowCount, const X* const* xs, int
     }
 }
 
+// Any tile from a family of register tiles R × t for every t = 1 … T (Tiles::template
+// run<R, t>(rows, xs, length, out, stride)): whole groups of R rows, then the rows one by one,
+// each taking T tokens at a time and the rest of them in one tile of as many — a tile wide enough
+// that its remainders matter (the AVX-512 float tiles' six tokens) does not leave them to a
+// token at a time.
+template <typename Tiles, int R, int T, typename X>
+void tokensInTiles(const std::byte* const* rows, const X* const* xs, int tokenCount, int64_t length,
+                   float* out, int stride) {
+    int t = 0;
+    for (; t + T <= tokenCount; t += T)
+        Tiles::template run<R, T>(rows, xs + t, length, out + t, stride);
+    if constexpr (T > 1)
+        if (t < tokenCount)
+            tokensInTiles<Tiles, R, T - 1, X>(rows, xs + t, tokenCount - t, length, out + t,
+                                              stride);
+}
+template <typename X, int R, int T, typename Tiles>
+void anyTileOfTokens(const std::byte* const* rows, int rowCount, const X* const* xs, int tokenCount,
+                     int64_t length, float* out) {
+    int r = 0;
+    for (; r + R <= rowCount; r += R)
+        tokensInTiles<Tiles, R, T, X>(rows + r, xs, tokenCount, length, out + r * tokenCount,
+                                      tokenCount);
+    for (; r < rowCount; ++r)
+        tokensInTiles<Tiles, 1, T, X>(rows + r, xs, tokenCount, length, out + r * tokenCount,
+                                      tokenCount);
+}
+
 // The portable tile of a block format (core/block_formats.h), from its scalar sub-block decoder:
 // per 16 values the integer dot product with the 8-bit activations, times both scales, plus the
 // offset times the activations' sum.
