@@ -92,7 +92,7 @@ using RegisterTile = void (*)(const std::byte* group, int64_t groupBytes,
 
 // A prefill meets each pair of groups once per block of tokens (reference_ops.cpp), and its first
 // tile there waited for the pair's bytes from memory. Asked for into L2 a part at a time while the
-// tiles of the pair before run, they are there when its turn comes (TinyLlama Q5_K_M, one AMD Zen 5
+// tiles of the pair before run, they are there when its turn comes (TinyLlama, one AMD Zen 5
 // core, 128-token prompt: Q4_0 220 → 242 tokens/s, Q8_0 183 → 203, Q4_K_M 190 → 205, Q5_K_M 188
 // → 199; into L1 instead, Q5_K_M gained less). Part `part` of `parts` of the two groups that follow
 // the pair at `group`.
