@@ -103,22 +103,29 @@ inline void prefetchNextPair(const std::byte* group, int64_t groupBytes, int par
         _mm_prefetch(reinterpret_cast<const char*>(next + at), _MM_HINT_T1);
 }
 
-// A tile over any number of tokens from a register tile of 4 and one of 1: four at a time, then
-// one by one; for a prefill on a pair of groups (groupBytes ≠ 0), the next pair prefetched along
-// the way.
+// A pair's tokens four at a time, then one by one (run(t, four)); for a prefill on a pair of
+// groups (groupBytes ≠ 0), the next pair prefetched after each tile.
+template <typename Run>
+void tokenTilesOfPair(const std::byte* group, int64_t groupBytes, int tokenCount, Run&& run) {
+    const bool prefetch = groupBytes != 0 && tokenCount > 1;
+    const int tiles = tokenCount / 4 + tokenCount % 4;
+    for (int t = 0, tile = 0; t < tokenCount; ++tile) {
+        const bool four = t + 4 <= tokenCount;
+        run(t, four);
+        if (prefetch)
+            prefetchNextPair(group, groupBytes, tile, tiles);
+        t += four ? 4 : 1;
+    }
+}
+
+// A tile over any number of tokens from a register tile of 4 and one of 1.
 template <RegisterTile many, RegisterTile one>
 void anyTokensOfPair(const std::byte* group, int64_t groupBytes,
                      const QuantizedActivations* const* xs, int tokenCount, int64_t blocks,
                      float* out) {
-    const bool prefetch = groupBytes != 0 && tokenCount > 1;
-    const int tiles = tokenCount / 4 + tokenCount % 4;
-    for (int t = 0, tile = 0; t < tokenCount; ++tile) {
-        const bool full = t + 4 <= tokenCount;
-        (full ? many : one)(group, groupBytes, xs + t, blocks, out + t, tokenCount);
-        if (prefetch)
-            prefetchNextPair(group, groupBytes, tile, tiles);
-        t += full ? 4 : 1;
-    }
+    tokenTilesOfPair(group, groupBytes, tokenCount, [&](int t, bool four) {
+        (four ? many : one)(group, groupBytes, xs + t, blocks, out + t, tokenCount);
+    });
 }
 template <RegisterTile many, RegisterTile one>
 void anyTokens(const std::byte* group, const QuantizedActivations* const* xs, int tokenCount,

@@ -534,7 +534,7 @@ using DecodedTile = void (*)(const Decoded& source, const QuantizedActivations* 
 // A pair of groups against a prefill's block of tokens: their super-blocks decoded once
 // (Decoded<Packed>::decode), then read back for every 4 tokens (decodedMany) and each token
 // left (decodedOne), instead of each tile unpacking them again, the next pair prefetched along the
-// way (prefetchNextPair); below kDecodeOnceTokens, the tiles that decode as they go (many, one).
+// way (tokenTilesOfPair); below kDecodeOnceTokens, the tiles that decode as they go (many, one).
 // The same values either way: the same sums.
 template <typename Packed, RegisterTile many, RegisterTile one,
           DecodedTile<Decoded<Packed>> decodedMany, DecodedTile<Decoded<Packed>> decodedOne>
@@ -545,13 +545,9 @@ void decodedPairs(const std::byte* group, int64_t groupBytes, const QuantizedAct
     std::byte* buffer = decodeBuffer(blocks * Decoded<Packed>::kBlockBytes);
     Decoded<Packed>::decode(Packed{group, groupBytes}, blocks, buffer);
     const Decoded<Packed> decoded{buffer};
-    const int tiles = tokenCount / 4 + tokenCount % 4;
-    for (int t = 0, tile = 0; t < tokenCount; ++tile) {
-        const bool full = t + 4 <= tokenCount;
-        (full ? decodedMany : decodedOne)(decoded, xs + t, blocks, out + t, tokenCount);
-        prefetchNextPair(group, groupBytes, tile, tiles);
-        t += full ? 4 : 1;
-    }
+    tokenTilesOfPair(group, groupBytes, tokenCount, [&](int t, bool four) {
+        (four ? decodedMany : decodedOne)(decoded, xs + t, blocks, out + t, tokenCount);
+    });
 }
 
 template <bool fifth>
