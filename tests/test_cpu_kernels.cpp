@@ -462,6 +462,25 @@ class TestCpuKernels : public QObject {
                         QVERIFY2(std::equal(plain.begin(), plain.begin() + rowCount, got.begin()),
                                  qPrintable(label + " f16 activations"));
                     }
+                    if (const SixteenBitTile pairs = bf16PairTile(kernels, true);
+                        dtype == DType::BF16 && pairs != nullptr) {
+                        // The pair tile on grouped rows, a 4 × 6 tile and its remainders.
+                        std::vector<uint16_t> rounded(x.size());
+                        roundToBf16(x.data(), int64_t(x.size()), rounded.data());
+                        std::vector<const uint16_t*> pairXs;
+                        for (int64_t t = 0; t < tokens; ++t)
+                            pairXs.push_back(rounded.data() + t * columns);
+                        for (const int tokenCount : {1, 5, int(tokens)}) {
+                            const size_t n = size_t(rowCount * tokenCount);
+                            std::fill(got.begin(), got.end(), NAN);
+                            bf16PairTile(kernels)(plainRows, rowCount, pairXs.data(), tokenCount,
+                                                  columns, plain.data());
+                            pairs(groupedRows, rowCount, pairXs.data(), tokenCount, columns,
+                                  got.data());
+                            QVERIFY2(std::equal(plain.begin(), plain.begin() + n, got.begin()),
+                                     qPrintable(label + " bf16 pairs"));
+                        }
+                    }
                 }
                 if (!groupsFloatRows(weight, cpuKernels()))
                     continue;  // the engine's products read the file's layout here

@@ -65,7 +65,9 @@ void roundToBf16Precision(const float* x, int64_t count, float* out);
 // shapes and guarantees; nullptr but for the avx512 set with AVX512_BF16 (cpuHasAvx512Bf16),
 // where they take floatTile (the amx set too: faster on the Intel kind). The two sum
 // differently, the same inputs.
-SixteenBitTile bf16PairTile(CpuKernels kernels);
+// `grouped`: the tile for rows in row groups (groupsFloatRows, groupedIndex below), whose sums are
+// the same.
+SixteenBitTile bf16PairTile(CpuKernels kernels, bool grouped = false);
 void roundToBf16(const float* x, int64_t count, uint16_t* out);
 // The same for block-type rows against 8-bit activations, over `subBlocks` 32-value sub-blocks
 // (the activations' blocks; a whole number of the format's blocks).

@@ -39,23 +39,26 @@ INFERLENS_AVX512_BF16 inline __m512bh loadAllPairs(const void* values, int64_t i
 // row's last, partial one through masked loads (`lanes`; the lanes past the row read as zeros).
 // Masked loads for every vector had held TinyLlama BF16's decode on one AMD Zen 5 core at 12.3
 // tokens/s; plain ones: 14.9–15.1.
-template <int R, int T, bool partial>
+// `grouped`: rows in row groups (kernels.h, groupedIndex), whose 32-value chunks are a vector each.
+template <int R, int T, bool grouped, bool partial>
 INFERLENS_AVX512_BF16 inline void pairStep(__m512 (&acc)[R][T], const std::byte* const* rows,
                                            const uint16_t* const* xs, int64_t i, __mmask32 lanes) {
+    static_assert(kPairWidth == kGroupedChunk);
     __m512bh x[T];
 #pragma GCC unroll 8
     for (int t = 0; t < T; ++t)
         x[t] = partial ? loadPairs(xs[t], i, lanes) : loadAllPairs(xs[t], i);
+    const int64_t at = grouped ? groupedIndex(i) : i;
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-        const __m512bh w = partial ? loadPairs(rows[r], i, lanes) : loadAllPairs(rows[r], i);
+        const __m512bh w = partial ? loadPairs(rows[r], at, lanes) : loadAllPairs(rows[r], at);
 #pragma GCC unroll 8
         for (int t = 0; t < T; ++t)
             acc[r][t] = _mm512_dpbf16_ps(acc[r][t], w, x[t]);
     }
 }
 
-template <int R, int T>
+template <int R, int T, bool grouped>
 INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t* const* xs,
                                     int64_t count, float* out, int stride) {
     __m512 acc[R][T];
@@ -66,9 +69,10 @@ INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t
             acc[r][t] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + kPairWidth <= count; i += kPairWidth)
-        pairStep<R, T, false>(acc, rows, xs, i, 0);
+        pairStep<R, T, grouped, false>(acc, rows, xs, i, 0);
     if (i < count)
-        pairStep<R, T, true>(acc, rows, xs, i, __mmask32((uint64_t(1) << (count - i)) - 1));
+        pairStep<R, T, grouped, true>(acc, rows, xs, i,
+                                      __mmask32((uint64_t(1) << (count - i)) - 1));
     float sums[R * T];
     simd::laneSums<R * T>(&acc[0][0], sums);
     for (int r = 0; r < R; ++r)
@@ -76,19 +80,20 @@ INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t
             out[r * stride + t] = sums[r * T + t];
 }
 
-// The family of pairTile<R, T> for tokensInTiles (tile_dispatch.h).
+// The family of pairTile<R, T, grouped> for tokensInTiles (tile_dispatch.h).
+template <bool grouped>
 struct PairTiles {
     template <int R, int T>
     static void run(const std::byte* const* rows, const uint16_t* const* xs, int64_t count,
                     float* out, int stride) {
-        pairTile<R, T>(rows, xs, count, out, stride);
+        pairTile<R, T, grouped>(rows, xs, count, out, stride);
     }
 };
 
 }  // namespace
 #endif
 
-SixteenBitTile bf16PairTile(CpuKernels kernels) {
+SixteenBitTile bf16PairTile(CpuKernels kernels, bool grouped) {
 #if defined(__x86_64__)
     // 4 rows × 6 tokens of accumulators, 6 activation vectors and a weight: 31 of 32 registers
     // (against 4 × 4, TinyLlama BF16 on one AMD Zen 5 core, alternating: 128-token prompt
@@ -98,9 +103,11 @@ SixteenBitTile bf16PairTile(CpuKernels kernels) {
     // prompt 35 → 43–45 tokens/s on one thread, 64–75 → 68–92 on two), decoding at the read
     // bandwidth either way.
     if (kernels == CpuKernels::Avx512 && cpuHasAvx512Bf16())
-        return anyTileOfTokens<uint16_t, kTileRows, kPairTileTokens, PairTiles>;
+        return grouped ? anyTileOfTokens<uint16_t, kTileRows, kPairTileTokens, PairTiles<true>>
+                       : anyTileOfTokens<uint16_t, kTileRows, kPairTileTokens, PairTiles<false>>;
 #endif
     (void)kernels;
+    (void)grouped;
     return nullptr;
 }
 

@@ -135,8 +135,8 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     // The pair tile (the avx512 set's) decodes four rows at a time: one row is one chain of
     // dependent vdpbf16ps, which kept TinyLlama BF16's decode on one AMD Zen 5 core at 6.4 tokens/s
     // (14 GB/s of weights); four rows: 12.4 (two threads 11 → 18).
-    if (weight.dtype == DType::BF16 && !grouped)
-        if (const SixteenBitTile pairs = bf16PairTile(kernels); pairs != nullptr)
+    if (weight.dtype == DType::BF16)
+        if (const SixteenBitTile pairs = bf16PairTile(kernels, grouped); pairs != nullptr)
             return sixteenBitProduct(pairs, roundToBf16, kTileRows);
     // F16 weights meet F16 activations where every token's fit, prefilling as decoding: half the
     // bytes of f32 activations for the tiles to read (TinyLlama F16, 128-token prompt, one AMD Zen
