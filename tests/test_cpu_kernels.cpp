@@ -16,6 +16,7 @@
 #include <cstring>
 #include <random>
 
+#include "backend/cpu/cpu_features.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/packed_rows.h"
 #include "backend/cpu/reference_ops.h"
@@ -187,6 +188,33 @@ class TestCpuKernels : public QObject {
             if (!cpuSupports(kernels))
                 qInfo("this CPU has no %s: those kernels are not run here",
                       cpuKernelsName(kernels));
+    }
+
+    // cpuSplitsWideVectors (which F16 prefills follow, reference_ops.cpp) against what Linux
+    // reads off the CPU: an AMD of family 25 with AVX-512 (Zen 4), nothing else.
+    void splitWideVectorsOnZen4Only() {
+        QFile file("/proc/cpuinfo");
+        if (!file.open(QIODevice::ReadOnly))
+            QSKIP("no /proc/cpuinfo here to check the CPU against");
+        QString vendor, family;
+        bool avx512 = false;
+        for (const QString& line : QString::fromLatin1(file.readAll()).split('\n')) {
+            const QString key = line.section(':', 0, 0).trimmed();
+            const QString value = line.section(':', 1).trimmed();
+            if (key == "vendor_id" && vendor.isEmpty())
+                vendor = value;
+            else if (key == "cpu family" && family.isEmpty())
+                family = value;
+            else if (key == "flags" && !avx512)
+                avx512 = value.split(' ').contains("avx512f");
+        }
+        if (vendor.isEmpty() || family.isEmpty())
+            QSKIP("/proc/cpuinfo names no vendor or family here");
+        const bool zen4 =
+            vendor == "AuthenticAMD" && family == "25" && avx512 && cpuSupports(CpuKernels::Avx512);
+        qInfo("%s family %s, AVX-512 %s", qPrintable(vendor), qPrintable(family),
+              avx512 ? "yes" : "no");
+        QCOMPARE(cpuSplitsWideVectors(), zen4);
     }
 
     // The AVX-512 tiles' lane sums, many vectors at once, add in the one documented order: values

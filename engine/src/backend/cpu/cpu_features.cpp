@@ -73,6 +73,24 @@ bool cpuHasAvx512Bf16() {
 #endif
 }
 
+bool cpuSplitsWideVectors() {
+#if defined(__x86_64__) || defined(__i386__)
+    // AMD, family 19h (Zen 3 and Zen 4: only Zen 4 has AVX-512), asked once, as above.
+    static const bool splits = [] {
+        unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+        if (__get_cpuid(0, &eax, &ebx, &ecx, &edx) == 0 || ebx != signature_AMD_ebx ||
+            edx != signature_AMD_edx || ecx != signature_AMD_ecx ||
+            __get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0)
+            return false;
+        const unsigned family = ((eax >> 8) & 0xf) + ((eax >> 20) & 0xff);
+        return family == 0x19 && cpuSupports(CpuKernels::Avx512);
+    }();
+    return splits;
+#else
+    return false;
+#endif
+}
+
 const char* amxUnavailable() {
     static const char* const reason = checkAmx();
     return reason;

@@ -26,6 +26,10 @@ const char* amxUnavailable();
 // uses for BF16 weights where the CPU has it (Zen 4, Cooper Lake, Sapphire Rapids and later);
 // without it, and with the amx set, BF16 products run as f32 multiply-adds (kernels.h).
 bool cpuHasAvx512Bf16();
+// Whether the CPU runs 512-bit vector instructions as two 256-bit halves (AMD Zen 4), where a
+// float tile's compute rather than its bytes bounds a prefill: reference_ops.cpp's F16 prefill
+// measured the opposite way there than on Zen 5's full-width units.
+bool cpuSplitsWideVectors();
 // The set in use (the environment variable read once; a set the CPU lacks falls back, with a
 // message on stderr).
 CpuKernels cpuKernels();

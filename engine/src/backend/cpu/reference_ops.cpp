@@ -5,6 +5,7 @@
 #include <functional>
 #include <vector>
 
+#include "backend/cpu/cpu_features.h"
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/packed_rows.h"
 #include "backend/cpu/thread_pool.h"
@@ -141,8 +142,14 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     // F16 weights meet F16 activations where every token's fit, prefilling as decoding: half the
     // bytes of f32 activations for the tiles to read (TinyLlama F16, 128-token prompt, one AMD Zen
     // 5 core: 75-78 → 82 tokens/s). A prompt with a token past F16's range takes the f32 path
-    // below, each token rounded as its decode step rounds it: the same numbers either way.
-    if (weight.dtype == DType::F16 && fitsHalf(x.data(), tokens * columns))
+    // below, each token rounded as its decode step rounds it: the same numbers either way. So
+    // does every prefill on a CPU that splits its 512-bit vectors (cpuSplitsWideVectors, AMD Zen
+    // 4): there the tile's conversions of F16 activations (six per 24 multiply-adds) cost more
+    // than the bytes they save (TinyLlama F16 on one Zen 4 core, alternating: 128-token prompt
+    // 44-46 → 48.5-49 tokens/s, 512 tokens 45 → 46.7, two threads 86-90 → 93-94). A decode step
+    // keeps F16 activations everywhere: its one token's rows are memory's, not the pipes'.
+    const bool halfPrefill = tokens == 1 || !cpuSplitsWideVectors();
+    if (weight.dtype == DType::F16 && halfPrefill && fitsHalf(x.data(), tokens * columns))
         return sixteenBitProduct(
             grouped ? groupedHalfActivationsTile(kernels) : halfActivationsTile(kernels),
             roundToHalf, decodeRows);
