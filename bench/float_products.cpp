@@ -1,6 +1,6 @@
 // One core's speed of the float-type products (F32, F16, BF16 weights) in the kernel set in use, on
-// one weight matrix of random values: a prefill (by default 128 tokens, two of the products'
-// 64-token blocks) as Gflop/s (2 per multiply-add), and one token (decode) as GB/s of weights
+// one weight matrix of random values: a prefill (by default 128 tokens, one of the products'
+// 128-token blocks) as Gflop/s (2 per multiply-add), and one token (decode) as GB/s of weights
 // read. The float counterpart of bench_packed_products: what to look at when the F16 or BF16
 // prompt trails, without the rest of a model's step around it. A few tokens (4) show the tiles'
 // speed with the activations in the core's caches; 64 and more, as a prompt runs them.
