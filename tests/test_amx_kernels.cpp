@@ -142,7 +142,7 @@ class TestAmxKernels : public QObject {
                              r < std::min(rowCount, (g + 1) * kPackedRows); ++r)
                             for (int t = 0; t < tokens; ++t)
                                 expected[size_t(t * stride + r)] =
-                                    groupOut[size_t((r - g * kPackedRows) * tokens + t)];
+                                    groupOut[size_t(t * kPackedRows + r - g * kPackedRows)];
                     }
                     std::vector<float> onTiles(expected.size(), -7.0f);
                     amx(matrix.packed.bytes.get() + firstGroup * groupBytes, groupBytes, rowCount,

@@ -818,8 +818,11 @@ class TestCpuKernels : public QObject {
                         for (int64_t g = 0; g < 2; ++g) {
                             tile(packed.bytes.get() + g * groupBytes, xs.data(), count, blocks,
                                  single.data());
-                            QVERIFY(std::memcmp(pair.data() + g * kPackedRows * count,
-                                                single.data(), single.size() * sizeof(float)) == 0);
+                            // Token t's 16 rows side by side, group g's the second 8.
+                            for (int t = 0; t < count; ++t)
+                                QVERIFY(std::memcmp(pair.data() + (2 * t + g) * kPackedRows,
+                                                    single.data() + t * kPackedRows,
+                                                    kPackedRows * sizeof(float)) == 0);
                         }
                     }
                 for (int64_t g = 0; g < 2; ++g) {
@@ -840,7 +843,7 @@ class TestCpuKernels : public QObject {
                                     2;
                                 magnitude += std::fabs(w * a);
                             }
-                            const float got = out[size_t(i * tokens + t)];
+                            const float got = out[size_t(t * kPackedRows + i)];
                             QVERIFY2(std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
                                      qPrintable(QString("%1 %2 row %3 token %4: %5 vs %6")
                                                     .arg(cpuKernelsName(kernels))

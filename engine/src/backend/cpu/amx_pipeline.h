@@ -325,7 +325,7 @@ INFERLENS_AMX void onVectors(const std::byte* group, int64_t groupBytes, int G, 
         one(group, xs, count, blocks, out);
     for (int t = 0; t < count; ++t)
         for (int r = 0; r < rows; ++r)
-            y[t * yStride + r] = out[r * count + t];
+            y[t * yStride + r] = out[t * G * kPackedRows + r];
 }
 
 // The AMX rows product of a format (PackedRowsTile, packed_rows.h): token blocks of kBlockPasses

@@ -174,7 +174,7 @@ INFERLENS_AVX2 void q4kAvx2(const std::byte* group, int64_t, const QuantizedActi
         }
     }
     for (int t = 0; t < T; ++t)
-        GroupLanes::storeRows(acc[t], out + t, stride);
+        GroupLanes::storeRows(acc[t], out + t * stride);
 }
 
 // What the packed sources below share: a group's (or a pair of groups') packed super-blocks of
@@ -287,7 +287,7 @@ INFERLENS_AVX512 void q4kAvx512Tile(const Source& source, const QuantizedActivat
         }
     }
     for (int t = 0; t < T; ++t)
-        W::storeRows(acc[t], out + t, stride);
+        W::storeRows(acc[t], out + t * stride);
 }
 
 template <typename W, bool fifth, int T>
@@ -367,7 +367,7 @@ INFERLENS_AVX2 void q6kAvx2(const std::byte* group, int64_t, const QuantizedActi
         }
     }
     for (int t = 0; t < T; ++t)
-        GroupLanes::storeRows(acc[t], out + t, stride);
+        GroupLanes::storeRows(acc[t], out + t * stride);
 }
 
 // Where an AVX-512 Q6_K tile takes a super-block's values from, as for Q4_K (PackedQ4k): per row
@@ -458,7 +458,7 @@ INFERLENS_AVX512 void q6kAvx512Tile(const Source& source, const QuantizedActivat
         }
     }
     for (int t = 0; t < T; ++t)
-        W::storeRows(acc[t], out + t, stride);
+        W::storeRows(acc[t], out + t * stride);
 }
 
 template <typename W, int T>
@@ -546,7 +546,8 @@ void decodedPairs(const std::byte* group, int64_t groupBytes, const QuantizedAct
     Decoded<Packed>::decode(Packed{group, groupBytes}, blocks, buffer);
     const Decoded<Packed> decoded{buffer};
     tokenTilesOfPair(group, groupBytes, tokenCount, [&](int t, bool four) {
-        (four ? decodedMany : decodedOne)(decoded, xs + t, blocks, out + t, tokenCount);
+        (four ? decodedMany : decodedOne)(decoded, xs + t, blocks, out + t * GroupPairLanes::kRows,
+                                          GroupPairLanes::kRows);
     });
 }
 

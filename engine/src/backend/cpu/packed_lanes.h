@@ -88,12 +88,8 @@ struct GroupLanes {
     }
     INFERLENS_AVX2 static Floats toFloats(Ints v) { return _mm256_cvtepi32_ps(v); }
     // The lanes of a token's accumulator into out[r · stride] (row r of the tile).
-    INFERLENS_AVX2 static void storeRows(Floats acc, float* out, int stride) {
-        alignas(32) float lanes[kRows];
-        _mm256_store_ps(lanes, acc);
-        for (int r = 0; r < kRows; ++r)
-            out[r * stride] = lanes[r];
-    }
+    // The kRows row sums side by side at `out` (a token's rows, PackedTile).
+    INFERLENS_AVX2 static void storeRows(Floats acc, float* out) { _mm256_storeu_ps(out, acc); }
 
   private:
     INFERLENS_AVX2 static __m128i eight(const std::byte* bytes) {
@@ -161,12 +157,7 @@ struct GroupPairLanes {
         return _mm512_fmadd_ps(a, b, c);
     }
     INFERLENS_AVX512 static Floats toFloats(Ints v) { return _mm512_cvtepi32_ps(v); }
-    INFERLENS_AVX512 static void storeRows(Floats acc, float* out, int stride) {
-        alignas(64) float lanes[kRows];
-        _mm512_store_ps(lanes, acc);
-        for (int r = 0; r < kRows; ++r)
-            out[r * stride] = lanes[r];
-    }
+    INFERLENS_AVX512 static void storeRows(Floats acc, float* out) { _mm512_storeu_ps(out, acc); }
 
   private:
     // The 8 bytes at `bytes` in each group, first group first.

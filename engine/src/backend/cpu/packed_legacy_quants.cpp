@@ -139,7 +139,7 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
             }                                                                                \
         }                                                                                    \
         for (int t = 0; t < T; ++t)                                                          \
-            W::storeRows(acc[t], out + t, stride);                                           \
+            W::storeRows(acc[t], out + t * stride);                                          \
     }
 
 INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, true, blockDotAvx2)

@@ -64,12 +64,12 @@ void packRowsInto(const TensorView& matrix, std::byte* out, ThreadPool* pool = n
 PackedBuffer packRows(const TensorView& matrix, ThreadPool* pool = nullptr);
 
 // Products of one packed group (8 rows) with any number of tokens' activations over `blocks`
-// blocks of the format: out[r · tokenCount + t].
+// blocks of the format: out[t · 8 + r], each token's rows side by side.
 using PackedTile = void (*)(const std::byte* group, const QuantizedActivations* const* xs,
                             int tokenCount, int64_t blocks, float* out);
 PackedTile packedTile(DType dtype, CpuKernels kernels);
 // The same for two adjacent groups (16 rows, the second `groupBytes` after the first) at once:
-// out[r · tokenCount + t] for r < 16. The AVX-512 tiles in 512-bit registers (packed_lanes.h): the
+// out[t · 16 + r]. The AVX-512 tiles in 512-bit registers (packed_lanes.h): the
 // numbers of two one-group tiles, bit for bit, in half the instructions and loads per row, which
 // is what bounds a prefill's one-group tile. nullptr where the kernel set has none (AVX2).
 using PackedPairTile = void (*)(const std::byte* group, int64_t groupBytes,

@@ -95,12 +95,11 @@ void packedProductRows(const TensorView& weight, PackedTile tile, PackedPairTile
                 pairTile(group, groupBytes, xs.data() + first, tokenCount, formatBlocks, out);
             else
                 tile(group, xs.data() + first, tokenCount, formatBlocks, out);
-            // Token by token, so that each writes its outputs side by side (row by row, a
-            // 512-token prompt's writes fell on a new cache line each: 4% of its time).
-            const int64_t rowCount = std::min<int64_t>((pair ? 2 : 1) * kPackedRows, outputs - r);
+            // Each token's rows side by side, as the tiles wrote them (padding rows left out).
+            const int tileRows = (pair ? 2 : 1) * kPackedRows;
+            const int64_t rowCount = std::min<int64_t>(tileRows, outputs - r);
             for (int k = 0; k < tokenCount; ++k)
-                for (int64_t i = 0; i < rowCount; ++i)
-                    y[size_t((first + k) * outputs + r + i)] = out[size_t(i * tokenCount + k)];
+                std::copy_n(out + k * tileRows, rowCount, y.data() + (first + k) * outputs + r);
             r += (pair ? 2 : 1) * kPackedRows;
         }
     }
