@@ -87,7 +87,6 @@ struct GroupLanes {
         return _mm256_fmadd_ps(a, b, c);
     }
     INFERLENS_AVX2 static Floats toFloats(Ints v) { return _mm256_cvtepi32_ps(v); }
-    // The lanes of a token's accumulator into out[r · stride] (row r of the tile).
     // The kRows row sums side by side at `out` (a token's rows, PackedTile).
     INFERLENS_AVX2 static void storeRows(Floats acc, float* out) { _mm256_storeu_ps(out, acc); }
 

@@ -100,7 +100,7 @@ void packedProductRows(const TensorView& weight, PackedTile tile, PackedPairTile
             const int64_t rowCount = std::min<int64_t>(tileRows, outputs - r);
             for (int k = 0; k < tokenCount; ++k)
                 std::copy_n(out + k * tileRows, rowCount, y.data() + (first + k) * outputs + r);
-            r += (pair ? 2 : 1) * kPackedRows;
+            r += tileRows;
         }
     }
 }
