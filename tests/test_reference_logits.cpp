@@ -51,6 +51,8 @@ double toleranceFor(inferlens::DType dtype) {
             return kToleranceF16;
         case inferlens::DType::BF16:
             return kToleranceBF16;
+        default:
+            break;  // the reference models are built in these three types only
     }
     return 0;
 }

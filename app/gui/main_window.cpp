@@ -291,7 +291,7 @@ void MainWindow::buildMenus() {
         languageGroup->addAction(action);
         connect(action, &QAction::triggered, this, [this, code] { switchLanguage(code); });
     }
-    texts_.add([=, this] {
+    texts_.add([=] {
         languages->setTitle(tr("&Language"));
         const QList<QAction*> actions = languageGroup->actions();
         actions[0]->setText(tr("System default"));
@@ -371,7 +371,7 @@ void MainWindow::buildMenus() {
     QAction* tour = help->addAction(QString(), this, &MainWindow::startTour);
     tour->setShortcut(QKeySequence::HelpContents);
     QAction* about = help->addAction(QString(), this, &MainWindow::showAbout);
-    texts_.add([=, this] {
+    texts_.add([=] {
         help->setTitle(tr("&Help"));
         tour->setText(tr("&Guided tour"));
         about->setText(tr("&About InferLens"));

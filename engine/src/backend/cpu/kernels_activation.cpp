@@ -11,9 +11,7 @@
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/simd_x86.h"
 
-// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors).
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+INFERLENS_QUIET_GCC_VECTOR_HEADERS
 
 namespace inferlens {
 namespace {

@@ -12,10 +12,7 @@
 #include "backend/cpu/simd_x86.h"
 #include "backend/cpu/tile_dispatch.h"
 
-// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
-// this file's code.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+INFERLENS_QUIET_GCC_VECTOR_HEADERS
 
 namespace inferlens {
 

@@ -11,12 +11,9 @@
 #include "core/dtype_codec.h"
 #include "core/half.h"
 
-// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors), not about
-// this file's code.
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// And about the vector types' alignment attribute in the loaders' types, which template arguments
-// do not carry: the loaders are called, never stored.
+INFERLENS_QUIET_GCC_VECTOR_HEADERS
+// GCC also warns about the vector types' alignment attribute in the loaders' types, which template
+// arguments do not carry: the loaders are called, never stored.
 #pragma GCC diagnostic ignored "-Wignored-attributes"
 
 namespace inferlens {

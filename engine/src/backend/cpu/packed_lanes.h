@@ -20,13 +20,8 @@
 #include "backend/cpu/packed_rows.h"
 #include "backend/cpu/simd_x86.h"
 
-// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors). Switched
-// off for the rest of every kernel file that includes this one, as kernels_float.cpp does for
-// itself: the warnings come as the intrinsics are inlined there, past any push/pop around them.
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+// For every kernel file that includes this one (simd_x86.h).
+INFERLENS_QUIET_GCC_VECTOR_HEADERS
 
 namespace inferlens {
 

@@ -3,6 +3,18 @@
 // function attributes, so that one binary holds every set and cpu_features.h picks at run time),
 // and small helpers.
 
+// GCC 12 warns inside its own AVX-512 headers (their placeholder "undefined" vectors) as their
+// intrinsics are inlined into a file's code, past any push/pop around them: a kernel file says
+// INFERLENS_QUIET_GCC_VECTOR_HEADERS once, for the rest of itself. Clang does not warn there (nor
+// know -Wmaybe-uninitialized).
+#if defined(__GNUC__) && !defined(__clang__)
+#define INFERLENS_QUIET_GCC_VECTOR_HEADERS                \
+    _Pragma("GCC diagnostic ignored \"-Wuninitialized\"") \
+        _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#else
+#define INFERLENS_QUIET_GCC_VECTOR_HEADERS
+#endif
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -21,10 +33,8 @@ INFERLENS_AVX2 inline float horizontalSum(__m256 v) {
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
 }
 
-// GCC 12 warns inside its own headers (their placeholder "undefined" vectors), not about this code.
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+INFERLENS_QUIET_GCC_VECTOR_HEADERS
 
 // The sum of a 16-lane vector's lanes, added in pairs: lane i and i + 8, then i and i + 4, i and
 // i + 2, and the last two (the pairing of GCC's _mm512_reduce_add_ps, written out so that every
