@@ -24,9 +24,10 @@
 #   MEMBW_SRC            membw.c, used when bench_machine_limits was not built (default
 #                        ../shared/tools/membw.c beside the repository)
 #
-# Differences to keep in mind: llama-bench runs a warm-up before each test and measures tg from an
-# empty context, InferLens measures decode right after its prompt (a few hundred more KV positions:
-# a little more attention work per step). InferLens's tg figure comes from the run with the first
+# Both sides run an untimed warm-up first: llama-bench its own, InferLens `bench --warmup` (on the
+# AMD Zen 4 kind its cold prompts had measured 0-1 % slower, now and then 4-13 %). Differences to
+# keep in mind: llama-bench measures tg from an empty context, InferLens decode right after its
+# prompt (a few hundred more KV positions: a little more attention work per step). InferLens's tg figure comes from the run with the first
 # prompt length; runs with the other lengths generate one token only. A file InferLens cannot load
 # (a type it does not support, e.g. Q2_K) is reported as unsupported and llama.cpp is measured
 # alone.
@@ -144,7 +145,7 @@ run_inferlens() {  # $1 threads, $2 pair
         [ "$index" -eq 0 ] && g="$gen"
         index=$((index + 1))
         if ! "$cli" bench --model "$model" --prompt-tokens "$p" --gen-tokens "$g" --threads "$1" \
-            --json >"$work_out/inferlens-t$1-pair$2-p$p.json" 2>"$work/inferlens.err"; then
+            --warmup --json >"$work_out/inferlens-t$1-pair$2-p$p.json" 2>"$work/inferlens.err"; then
             inferlens_unsupported="$(grep -v '^\s*$' "$work/inferlens.err" | tail -3 | tr '\n' ' ')"
             rm -f "$work_out/inferlens-t$1-pair$2-p$p.json"
             note "InferLens cannot run this file, measuring llama.cpp alone: $inferlens_unsupported"

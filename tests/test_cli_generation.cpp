@@ -391,6 +391,27 @@ class TestCliGeneration : public QObject {
                  qPrintable(text.standardOutput));
     }
 
+    // --warmup runs the prefill and a decode step untimed, then empties the cache: the timed run's
+    // cache holds what a cold run's does (the prompt, and the generated tokens but the last).
+    void benchWarmsUpOnRequest() {
+        for (const bool warmup : {false, true}) {
+            QStringList words{"bench", "--model",      model_, "--prompt-tokens",
+                              "8",     "--gen-tokens", "4",    "--json"};
+            if (warmup)
+                words << "--warmup";
+            const auto result = test::runCli(words);
+            QVERIFY2(result.exitCode == 0, qPrintable(result.standardError));
+            const auto figures = jsonLines(result.standardOutput).at(0);
+            QCOMPARE(figures["warmup"].toBool(), warmup);
+            QCOMPARE(figures["kv_cache_tokens"].toInt(), 8 + 3);
+            QVERIFY(figures["prefill_tokens_per_s"].toDouble() > 0);
+        }
+        const auto text = test::runCli(
+            {"bench", "--model", model_, "--prompt-tokens", "8", "--gen-tokens", "4", "--warmup"});
+        QVERIFY2(text.standardOutput.contains("after an untimed warm-up run"),
+                 qPrintable(text.standardOutput));
+    }
+
     void kvExperimentOnTheBundledModel() {
         const auto result =
             test::runCli({"kv-experiment", "--model", INFERLENS_BUNDLED_MODEL, "--prompt", "the",

@@ -100,7 +100,7 @@ int runBench(const Words& words) {
         with(remoteValueOptions(),
              {"model", "prompt-tokens", "gen-tokens", "threads", "ctx-size", "device", "attention",
               "kv-type", "window", "sinks", "synth", "dtype", "seed", "runs"}),
-        {"json", "capture-attention"});
+        {"json", "capture-attention", "warmup"});
     if (const std::optional<int> code = runOnServer("bench", args))
         return *code;
     if (args.value("runs"))
@@ -132,6 +132,17 @@ int runBench(const Words& words) {
     for (int64_t i = 0; i < promptTokens; ++i)
         prompt.push_back(int32_t(3 + (i * 7919) % std::max<int64_t>(1, vocab - 3)));
     std::vector<float> logits(static_cast<size_t>(vocab));
+    // --warmup: the same prefill and one decode step untimed first, then an empty cache, as
+    // llama-bench does before its timed runs. The timed prefill then finds its buffers allocated
+    // and paged in and the caches warm, as every prompt after a session's first does; without it,
+    // the figures are a cold start's (the first prompt of a session).
+    const bool warmup = args.flag("warmup");
+    if (warmup) {
+        generator.prefill(prompt, logits);
+        const int32_t token[] = {argmax(logits)};
+        generator.step(token, logits);
+        generator.reset();
+    }
 
     const auto start = Clock::now();
     generator.prefill(prompt, logits);  // a sliding cache: in steps of its window
@@ -160,6 +171,7 @@ int runBench(const Words& words) {
         {"threads", threads},
         {"attention", attentionKernelName(options.attention)},
         {"attention_capture", args.flag("capture-attention")},
+        {"warmup", warmup},
         {"kv_type", kvTypeName(cache.type)},
         {"window", window},
         {"sinks", cache.sinkTokens},
@@ -208,9 +220,10 @@ int runBench(const Words& words) {
                 limits->readBytesPerSecondOneThread / 1e9, limits->int8OpsPerSecond / 1e9,
                 limits->threads, limits->int8OpsPerSecondOneThread / 1e9, limits->kernels,
                 limits->instruction);
-        std::printf("prefill: %lld tokens, %.2f tokens/s (time to first token %.1f ms)\n",
+        std::printf("prefill: %lld tokens, %.2f tokens/s (time to first token %.1f ms%s)\n",
                     static_cast<long long>(promptTokens),
-                    result["prefill_tokens_per_s"].get<double>(), result["ttft_ms"].get<double>());
+                    result["prefill_tokens_per_s"].get<double>(), result["ttft_ms"].get<double>(),
+                    warmup ? ", after an untimed warm-up run" : ", a cold start");
         if (limits)
             std::printf("         %.1f Gop/s in the weight products = %.3f of the int8 peak\n",
                         result["prefill_product_gops_per_s"].get<double>(),

@@ -67,9 +67,10 @@ commands:
   bench    [--model PATH | --synth chatglm2-6b|tinyllama-1.1b [--dtype f16|bf16|q8_0|q4_0]]
            [--prompt-tokens N] [--gen-tokens N] [--threads N] [--ctx-size N] [--device D]
            [--attention fused|reference] [--kv-type T] [--window W [--sinks S]]
-           [--capture-attention] [--json]
+           [--capture-attention] [--warmup] [--json]
            Measure prefill and decode tokens/s, time to first token and peak memory. --synth
            runs random weights of a known shape generated on the GPU (needs --device cuda).
+           --warmup: an untimed run first, as llama-bench does (else a cold start's figures).
 
 SAMPLING: --seed N --temperature X (0: greedy) --top-k N (0: off) --top-p X --min-p X
           --repeat-penalty X --repeat-last-n N --frequency-penalty X --presence-penalty X

@@ -63,6 +63,7 @@ constexpr std::pair<const char*, const char*> kLocalOnly[] = {
     {"synth", "--synth generates a local model"},
     {"dtype", "--synth generates a local model"},
     {"capture-attention", "attention stays on the server: the API returns tokens, not layers"},
+    {"warmup", "each of the --runs runs has a prompt of its own; their medians are reported"},
 };
 
 void refuseLocalOnlyOptions(const Arguments& args) {
