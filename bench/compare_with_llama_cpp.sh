@@ -27,8 +27,9 @@
 # Both sides run an untimed warm-up first: llama-bench its own, InferLens `bench --warmup` (on the
 # AMD Zen 4 kind its cold prompts had measured 0-1 % slower, now and then 4-13 %). Differences to
 # keep in mind: llama-bench measures tg from an empty context, InferLens decode right after its
-# prompt (a few hundred more KV positions: a little more attention work per step). InferLens's tg figure comes from the run with the first
-# prompt length; runs with the other lengths generate one token only. A file InferLens cannot load
+# prompt (a few hundred more KV positions: a little more attention work per step). InferLens's tg
+# figure comes from the run with the first prompt length; runs with the other lengths generate one
+# token only. A file InferLens cannot load
 # (a type it does not support, e.g. Q2_K) is reported as unsupported and llama.cpp is measured
 # alone.
 set -euo pipefail
