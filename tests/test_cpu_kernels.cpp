@@ -985,41 +985,58 @@ class TestCpuKernels : public QObject {
         // (and their 8-bit form) that the calling thread prepared — in the file's layout and,
         // for the types the kernels in use pack, in the packed one.
         // 292 rows: 37 groups of 8, the last one padded, so that with AVX-512 a batch runs pairs
-        // of groups and then a lone one (and, on 3 threads, parts of 16 rows).
+        // of groups and then a lone one (and, on 3 threads, parts of 16 rows). A prompt of 300
+        // tokens over 512 columns runs in three token blocks (128, 128, 44), the first two
+        // handed out in more chunks than there are threads.
         ThreadPool pool(3);
-        const int64_t rows = 292, columns = 256, tokens = 5;
-        const auto x = randomValues(tokens * columns, 1.0f, 42);
-        for (const DType dtype :
-             {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_1,
-              DType::Q5_0, DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
-            const auto bytes = encoded(dtype, randomValues(rows * columns, 0.3f, 7));
-            TensorView weight;
-            weight.dtype = dtype;
-            weight.shape = {rows, columns};
-            weight.data = bytes.data();
-            weight.byteCount = int64_t(bytes.size());
-            PackedBuffer packed;
-            std::vector<const std::byte*> layouts{nullptr};
-            if (packs(dtype, cpuKernels())) {
-                packed = packRows(weight, &pool);
-                layouts.push_back(packed.bytes.get());
-            }
-            for (const std::byte* layout : layouts) {
-                weight.packed = layout;
-                std::vector<float> batchAlone(static_cast<size_t>(tokens * rows));
-                std::vector<float> batchShared(batchAlone.size());
-                matMat(weight, x, tokens, batchAlone);
-                matMat(weight, x, tokens, batchShared, &pool);
-                QCOMPARE(batchShared, batchAlone);
-                // And a batch equals its tokens one by one.
-                for (int64_t t = 0; t < tokens; ++t) {
-                    std::vector<float> alone(static_cast<size_t>(rows)), shared(alone.size());
-                    const auto token = std::span(x).subspan(size_t(t * columns), size_t(columns));
-                    matVec(weight, token, alone);
-                    matVec(weight, token, shared, &pool);
-                    QCOMPARE(shared, alone);
-                    QCOMPARE(alone, std::vector<float>(batchAlone.begin() + t * rows,
-                                                       batchAlone.begin() + (t + 1) * rows));
+        const int64_t rows = 292;
+        struct Shape {
+            int64_t columns, tokens;
+            std::vector<int64_t> tokensAlone;  // those checked one by one
+        };
+        for (const Shape& shape :
+             {Shape{256, 5, {0, 1, 2, 3, 4}}, Shape{512, 300, {0, 127, 128, 255, 256, 299}}}) {
+            const int64_t columns = shape.columns, tokens = shape.tokens;
+            const auto x = randomValues(tokens * columns, 1.0f, 42);
+            for (const DType dtype :
+                 {DType::F32, DType::F16, DType::BF16, DType::Q8_0, DType::Q4_0, DType::Q4_1,
+                  DType::Q5_0, DType::Q5_1, DType::Q4_K, DType::Q5_K, DType::Q6_K}) {
+                const auto bytes = encoded(dtype, randomValues(rows * columns, 0.3f, 7));
+                TensorView weight;
+                weight.dtype = dtype;
+                weight.shape = {rows, columns};
+                weight.data = bytes.data();
+                weight.byteCount = int64_t(bytes.size());
+                PackedBuffer packed;
+                std::vector<const std::byte*> layouts{nullptr};
+                if (packs(dtype, cpuKernels())) {
+                    packed = packRows(weight, &pool);
+                    layouts.push_back(packed.bytes.get());
+                }
+                const QString label = QString("%1 × %2, %3 tokens, %4")
+                                          .arg(rows)
+                                          .arg(columns)
+                                          .arg(tokens)
+                                          .arg(dtypeName(dtype).data());
+                for (const std::byte* layout : layouts) {
+                    weight.packed = layout;
+                    std::vector<float> batchAlone(static_cast<size_t>(tokens * rows));
+                    std::vector<float> batchShared(batchAlone.size());
+                    matMat(weight, x, tokens, batchAlone);
+                    matMat(weight, x, tokens, batchShared, &pool);
+                    QVERIFY2(batchShared == batchAlone, qPrintable(label));
+                    // And a batch equals its tokens one by one.
+                    for (const int64_t t : shape.tokensAlone) {
+                        std::vector<float> alone(static_cast<size_t>(rows)), shared(alone.size());
+                        const auto token =
+                            std::span(x).subspan(size_t(t * columns), size_t(columns));
+                        matVec(weight, token, alone);
+                        matVec(weight, token, shared, &pool);
+                        QVERIFY2(shared == alone, qPrintable(label));
+                        QVERIFY2(alone == std::vector<float>(batchAlone.begin() + t * rows,
+                                                             batchAlone.begin() + (t + 1) * rows),
+                                 qPrintable(label + QString(", token %1").arg(t)));
+                    }
                 }
             }
         }

@@ -4,6 +4,7 @@
 // GUI does — cancelled, paused, stepped and resumed 100 times at random points, which must never
 // deadlock or leave the generator unusable.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -122,6 +123,36 @@ PLAIN_TEST(threadPoolHandsOutEveryIndexExactlyOnce) {
             expect(hits[size_t(i)].load() == 1,
                    "index " + std::to_string(i) + " of " + std::to_string(count) + " ran " +
                        std::to_string(hits[size_t(i)].load()) + " times");
+    }
+}
+
+// With more chunks than threads, each chunk runs once, on the boundaries asked for, and the
+// threads between them cover every index once.
+PLAIN_TEST(threadPoolHandsOutMoreChunksThanThreadsAsTheyComeFree) {
+    ThreadPool pool(3);
+    for (const int64_t count : {int64_t(2), int64_t(5), int64_t(1000)}) {
+        const int64_t chunks = 16, expectedChunks = std::min(chunks, count);
+        std::mutex mutex;
+        std::vector<std::pair<int64_t, int64_t>> ranges;
+        pool.parallelFor(
+            count,
+            [&](int64_t begin, int64_t end) {
+                std::lock_guard lock(mutex);
+                ranges.emplace_back(begin, end);
+            },
+            chunks);
+        std::sort(ranges.begin(), ranges.end());
+        expect(int64_t(ranges.size()) == expectedChunks,
+               std::to_string(ranges.size()) + " chunks ran of " + std::to_string(count) +
+                   " indices, not " + std::to_string(expectedChunks));
+        for (size_t c = 0; c < ranges.size(); ++c) {
+            const int64_t begin = count * int64_t(c) / expectedChunks;
+            const int64_t end = count * int64_t(c + 1) / expectedChunks;
+            expect(ranges[c] == std::make_pair(begin, end),
+                   "chunk " + std::to_string(c) + " of " + std::to_string(count) + " ran [" +
+                       std::to_string(ranges[c].first) + ", " + std::to_string(ranges[c].second) +
+                       ") instead of [" + std::to_string(begin) + ", " + std::to_string(end) + ")");
+        }
     }
 }
 

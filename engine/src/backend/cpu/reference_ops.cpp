@@ -16,35 +16,53 @@ namespace inferlens {
 
 namespace {
 
+// How a product's rows are split between threads. A decode step gives each an equal share. A
+// prefill hands its rows out in chunks as threads come free (ThreadPool::parallelFor), since with
+// equal shares a core slowed by anything else on it kept the other waiting at the end of every
+// product. TinyLlama 128-token prompts on two AMD Zen 4 vCPUs: the thread that finished first
+// idled 4–16 % of the products' time in equal shares, 1–3 % in chunks; F16 prompts 4–5 % faster
+// (alternating, medians of 6–8 rounds), Q5_K_M 0–1 %.
+enum class Split { EqualShares, AsThreadsComeFree };
+Split splitFor(int64_t tokens) {
+    return tokens > 1 ? Split::AsThreadsComeFree : Split::EqualShares;
+}
+
 // Splits [0, rows) across the pool's threads, in whole groups of `group` rows, when the product
-// is large enough to gain from it.
-void forRows(int64_t rows, int64_t group, int64_t work, ThreadPool* pool,
+// (`work` multiply-adds) is large enough to gain from it.
+void forRows(int64_t rows, int64_t group, int64_t work, Split split, ThreadPool* pool,
              const std::function<void(int64_t, int64_t)>& body) {
     // Below this many weights a product is faster on one thread than the hand-off costs.
     constexpr int64_t kParallelThreshold = int64_t(1) << 15;
-    if (pool != nullptr && pool->size() > 1 && work >= kParallelThreshold)
-        pool->parallelFor((rows + group - 1) / group, [&](int64_t begin, int64_t end) {
-            body(begin * group, std::min(rows, end * group));
-        });
-    else
+    // A chunk's multiply-adds when handed out as threads come free: tens of microseconds on a
+    // core, against the fraction of one its hand-off takes.
+    constexpr int64_t kChunkWork = int64_t(1) << 22;
+    if (pool == nullptr || pool->size() == 1 || work < kParallelThreshold) {
         body(0, rows);
+        return;
+    }
+    const int64_t parts = (rows + group - 1) / group;
+    const int64_t chunks =
+        split == Split::AsThreadsComeFree ? std::max<int64_t>(pool->size(), work / kChunkWork) : 0;
+    pool->parallelFor(
+        parts,
+        [&](int64_t begin, int64_t end) { body(begin * group, std::min(rows, end * group)); },
+        chunks);
 }
 
 template <typename X>
 using Tile = void (*)(const std::byte* const* rows, int rowCount, const X* const* xs,
                       int tokenCount, int64_t length, float* out);
 
-// A prefill's tokens in blocks of this many: each block's activations stay in the core's L2 while
-// every weight row streams past them once. Each block reads the whole matrix from memory again:
-// 128 rather than 64 tokens (one AMD Zen 5 core, TinyLlama 128-token prompt, alternating: F16 81 →
-// 89 tokens/s, Q4_0 214 → 229, Q8_0 185 → 201, Q5_K_M 186 → 197; 512 tokens 2–6 % faster; 256 no
-// faster than 128 for Q4_0, slower for Q5_K_M).
+// A prefill's tokens in blocks of this many (matMat), every thread on the same block: each
+// block's activations stay in the cores' L2 while every weight row streams past them once. Each
+// block reads the whole matrix from memory again: 128 rather than 64 tokens (one AMD Zen 5 core,
+// TinyLlama 128-token prompt, alternating: F16 81 → 89 tokens/s, Q4_0 214 → 229, Q8_0 185 → 201,
+// Q5_K_M 186 → 197; 512 tokens 2–6 % faster; 256 no faster than 128 for Q4_0, slower for Q5_K_M).
 constexpr int64_t kPrefillTokens = 128;
 
-// Weight rows [begin, end) against every token of `xs` (y[t · outputs + r]), in tiles: the
-// tokens in blocks (kPrefillTokens) whose activations stay in the core's cache while these
-// weight rows stream past them; each tile call takes a block's tokens at once and runs them in
-// its own register-tile shape.
+// Weight rows [begin, end) against every token of `xs` (at most kPrefillTokens; y[t · outputs +
+// r]), in tiles: each tile call takes the tokens at once and runs them in its own register-tile
+// shape.
 template <typename X>
 void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const X*>& xs,
                  int64_t length, std::span<float> y, int64_t begin, int64_t end,
@@ -59,20 +77,17 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
         return weight.packed != nullptr ? weight.packed + groupedRowOffset(weight, row)
                                         : weight.data + row * rowBytes;
     };
-    for (int64_t first = 0; first < tokens; first += kPrefillTokens) {
-        const int tokenCount = int(std::min(tokens, first + kPrefillTokens) - first);
-        for (int64_t r = begin; r < end; r += tileRows) {
-            const int rowCount = int(std::min<int64_t>(tileRows, end - r));
-            const std::byte* rowPointers[kTileRows];
-            for (int k = 0; k < rowCount; ++k)
-                rowPointers[k] = rowAt(r + k);
-            float out[kTileRows * kPrefillTokens];  // no allocation per product
-            tile(rowPointers, rowCount, xs.data() + first, tokenCount, length, out);
-            // Token by token, each token's outputs side by side (as packedProductRows does).
-            for (int k = 0; k < tokenCount; ++k)
-                for (int i = 0; i < rowCount; ++i)
-                    y[size_t((first + k) * outputs + r + i)] = out[i * tokenCount + k];
-        }
+    for (int64_t r = begin; r < end; r += tileRows) {
+        const int rowCount = int(std::min<int64_t>(tileRows, end - r));
+        const std::byte* rowPointers[kTileRows];
+        for (int k = 0; k < rowCount; ++k)
+            rowPointers[k] = rowAt(r + k);
+        float out[kTileRows * kPrefillTokens];  // no allocation per product
+        tile(rowPointers, rowCount, xs.data(), int(tokens), length, out);
+        // Token by token, each token's outputs side by side (as packedProductRows does).
+        for (int64_t k = 0; k < tokens; ++k)
+            for (int i = 0; i < rowCount; ++i)
+                y[size_t(k * outputs + r + i)] = out[i * tokens + k];
     }
 }
 
@@ -85,23 +100,20 @@ void packedProductRows(const TensorView& weight, PackedTile tile, PackedPairTile
     const int64_t outputs = weight.rows();
     const auto tokens = int64_t(xs.size());
     const int64_t groupBytes = packedGroupBytes(weight);
-    for (int64_t first = 0; first < tokens; first += kPrefillTokens) {
-        const int tokenCount = int(std::min(tokens, first + kPrefillTokens) - first);
-        float out[2 * kPackedRows * kPrefillTokens];  // no allocation per product
-        for (int64_t r = begin; r < end;) {
-            const std::byte* group = weight.packed + r / kPackedRows * groupBytes;
-            const bool pair = pairTile != nullptr && r + kPackedRows < end;
-            if (pair)
-                pairTile(group, groupBytes, xs.data() + first, tokenCount, formatBlocks, out);
-            else
-                tile(group, xs.data() + first, tokenCount, formatBlocks, out);
-            // Each token's rows side by side, as the tiles wrote them (padding rows left out).
-            const int tileRows = (pair ? 2 : 1) * kPackedRows;
-            const int64_t rowCount = std::min<int64_t>(tileRows, outputs - r);
-            for (int k = 0; k < tokenCount; ++k)
-                std::copy_n(out + k * tileRows, rowCount, y.data() + (first + k) * outputs + r);
-            r += tileRows;
-        }
+    float out[2 * kPackedRows * kPrefillTokens];  // no allocation per product
+    for (int64_t r = begin; r < end;) {
+        const std::byte* group = weight.packed + r / kPackedRows * groupBytes;
+        const bool pair = pairTile != nullptr && r + kPackedRows < end;
+        if (pair)
+            pairTile(group, groupBytes, xs.data(), int(tokens), formatBlocks, out);
+        else
+            tile(group, xs.data(), int(tokens), formatBlocks, out);
+        // Each token's rows side by side, as the tiles wrote them (padding rows left out).
+        const int tileRows = (pair ? 2 : 1) * kPackedRows;
+        const int64_t rowCount = std::min<int64_t>(tileRows, outputs - r);
+        for (int64_t k = 0; k < tokens; ++k)
+            std::copy_n(out + k * tileRows, rowCount, y.data() + k * outputs + r);
+        r += tileRows;
     }
 }
 
@@ -124,13 +136,15 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
         std::vector<const uint16_t*> xs(static_cast<size_t>(tokens));
         for (int64_t t = 0; t < tokens; ++t)
             xs[size_t(t)] = rounded.data() + t * columns;
-        forRows(tokens, 1, tokens > 1 ? work : 0, pool, [&](int64_t begin, int64_t end) {
-            round(x.data() + begin * columns, (end - begin) * columns,
-                  rounded.data() + begin * columns);
-        });
-        forRows(weight.rows(), rowGroup, work, pool, [&](int64_t begin, int64_t end) {
-            productRows(weight, tile, xs, columns, y, begin, end, tileRows);
-        });
+        forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool,
+                [&](int64_t begin, int64_t end) {
+                    round(x.data() + begin * columns, (end - begin) * columns,
+                          rounded.data() + begin * columns);
+                });
+        forRows(weight.rows(), rowGroup, work, splitFor(tokens), pool,
+                [&](int64_t begin, int64_t end) {
+                    productRows(weight, tile, xs, columns, y, begin, end, tileRows);
+                });
     };
     // The pair tile (the avx512 set's) decodes four rows at a time: one row is one chain of
     // dependent vdpbf16ps, which kept TinyLlama BF16's decode on one AMD Zen 5 core at 6.4 tokens/s
@@ -159,18 +173,19 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     if (weight.dtype == DType::F16 || weight.dtype == DType::BF16) {
         rounded.resize(size_t(tokens * columns));
         // A token with a value past F16's range keeps its f32 values for F16 weights (fitsHalf).
-        forRows(tokens, 1, tokens > 1 ? work : 0, pool, [&](int64_t begin, int64_t end) {
-            for (int64_t t = begin; t < end; ++t) {
-                const float* from = x.data() + t * columns;
-                float* to = rounded.data() + t * columns;
-                if (weight.dtype == DType::BF16)
-                    roundToBf16Precision(from, columns, to);
-                else if (fitsHalf(from, columns))
-                    roundToHalfPrecision(from, columns, to);
-                else
-                    std::copy(from, from + columns, to);
-            }
-        });
+        forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool,
+                [&](int64_t begin, int64_t end) {
+                    for (int64_t t = begin; t < end; ++t) {
+                        const float* from = x.data() + t * columns;
+                        float* to = rounded.data() + t * columns;
+                        if (weight.dtype == DType::BF16)
+                            roundToBf16Precision(from, columns, to);
+                        else if (fitsHalf(from, columns))
+                            roundToHalfPrecision(from, columns, to);
+                        else
+                            std::copy(from, from + columns, to);
+                    }
+                });
         inputs = rounded.data();
     }
     std::vector<const float*> xs(static_cast<size_t>(tokens));
@@ -178,7 +193,7 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
         xs[size_t(t)] = inputs + t * columns;
     const Tile<float> tile =
         grouped ? groupedFloatTile(weight.dtype, kernels) : floatTile(weight.dtype, kernels);
-    forRows(weight.rows(), rowGroup, work, pool, [&](int64_t begin, int64_t end) {
+    forRows(weight.rows(), rowGroup, work, splitFor(tokens), pool, [&](int64_t begin, int64_t end) {
         productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
     });
 }
@@ -198,10 +213,11 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         quantized.resize(size_t(tokens));
         std::vector<const QuantizedActivations*> xs(static_cast<size_t>(tokens));
         // A prefill's tokens are quantized by the pool's threads too (one token's is too small).
-        forRows(tokens, 1, tokens > 1 ? work : 0, pool, [&](int64_t begin, int64_t end) {
-            for (int64_t t = begin; t < end; ++t)
-                quantized[size_t(t)].quantize(x.data() + t * columns, columns);
-        });
+        forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool,
+                [&](int64_t begin, int64_t end) {
+                    for (int64_t t = begin; t < end; ++t)
+                        quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+                });
         for (int64_t t = 0; t < tokens; ++t)
             xs[size_t(t)] = &quantized[size_t(t)];
         const int64_t blocks = columns / kQuantBlockElements;
@@ -217,7 +233,9 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             const int64_t groupBytes = packedGroupBytes(weight);
             if (const PackedRowsTile rowsTile = packedRowsTile(weight.dtype, kernels);
                 rowsTile != nullptr && tokens > 1) {
-                forRows(weight.rows(), rowsPerPart(true), work, pool,
+                // Equal shares: each call lays its tokens out for the tiles first
+                // (amx_pipeline.h), a cost per call that chunks would repeat.
+                forRows(weight.rows(), rowsPerPart(true), work, Split::EqualShares, pool,
                         [&](int64_t begin, int64_t end) {
                             rowsTile(weight.packed + begin / kPackedRows * groupBytes, groupBytes,
                                      end - begin, xs.data(), int(tokens),
@@ -235,14 +253,14 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             // being what its prefetchers follow best.
             const bool pairs = tokens > 1 || kernels == CpuKernels::Amx;
             const PackedPairTile pairTile = pairs ? packedPairTile(weight.dtype, kernels) : nullptr;
-            forRows(weight.rows(), rowsPerPart(pairTile != nullptr), work, pool,
+            forRows(weight.rows(), rowsPerPart(pairTile != nullptr), work, splitFor(tokens), pool,
                     [&](int64_t begin, int64_t end) {
                         packedProductRows(weight, tile, pairTile, xs, y, begin, end);
                     });
             return;
         }
         const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
-        forRows(weight.rows(), 1, work, pool, [&](int64_t begin, int64_t end) {
+        forRows(weight.rows(), 1, work, splitFor(tokens), pool, [&](int64_t begin, int64_t end) {
             productRows(weight, tile, xs, blocks, y, begin, end, 1);
         });
     } else {
@@ -259,7 +277,12 @@ void matVec(const TensorView& weight, std::span<const float> x, std::span<float>
 
 void matMat(const TensorView& weight, std::span<const float> x, int64_t tokens, std::span<float> y,
             ThreadPool* pool) {
-    product(weight, x, tokens, y, pool);
+    const int64_t columns = weight.columns(), outputs = weight.rows();
+    for (int64_t first = 0; first < tokens; first += kPrefillTokens) {
+        const int64_t count = std::min(kPrefillTokens, tokens - first);
+        product(weight, x.subspan(size_t(first * columns), size_t(count * columns)), count,
+                y.subspan(size_t(first * outputs), size_t(count * outputs)), pool);
+    }
 }
 
 void addBias(const TensorView& bias, std::span<float> y) {

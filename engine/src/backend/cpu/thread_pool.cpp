@@ -46,18 +46,20 @@ ThreadPool::~ThreadPool() {
         worker.join();
 }
 
-void ThreadPool::runChunk(int index) {
-    const int64_t chunks = size();
-    const int64_t begin = count_ * index / chunks;
-    const int64_t end = count_ * (index + 1) / chunks;
-    if (begin >= end)
-        return;
-    try {
-        (*body_)(begin, end);
-    } catch (...) {
-        std::lock_guard lock(mutex_);
-        if (!failure_)
-            failure_ = std::current_exception();
+void ThreadPool::runChunks(int index) {
+    for (int64_t chunk = index; chunk < chunks_;
+         chunk = nextChunk_.fetch_add(1, std::memory_order_relaxed)) {
+        const int64_t begin = count_ * chunk / chunks_;
+        const int64_t end = count_ * (chunk + 1) / chunks_;
+        if (begin >= end)
+            continue;
+        try {
+            (*body_)(begin, end);
+        } catch (...) {
+            std::lock_guard lock(mutex_);
+            if (!failure_)
+                failure_ = std::current_exception();
+        }
     }
 }
 
@@ -71,7 +73,8 @@ void ThreadPool::rethrowFailure() {
         std::rethrow_exception(failure);
 }
 
-void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, int64_t)>& body) {
+void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, int64_t)>& body,
+                             int64_t chunks) {
     if (workers_.empty()) {
         body(0, count);
         return;
@@ -80,11 +83,13 @@ void ThreadPool::parallelFor(int64_t count, const std::function<void(int64_t, in
         std::lock_guard lock(mutex_);
         body_ = &body;
         count_ = count;
+        chunks_ = chunks > 0 ? std::min(chunks, count) : size();
+        nextChunk_.store(size(), std::memory_order_relaxed);
         pending_.store(int(workers_.size()));
         generation_.fetch_add(1, std::memory_order_release);  // publishes body_ and count_
     }
     wake_.notify_all();
-    runChunk(0);
+    runChunks(0);
     bool done = false;
     for (int check = 0; check < kSpinChecks && !done; ++check) {
         done = pending_.load(std::memory_order_acquire) == 0;
@@ -117,7 +122,7 @@ void ThreadPool::work(int index) {
         if (stopping_.load())
             return;
         seen = generation_.load(std::memory_order_acquire);
-        runChunk(index);
+        runChunks(index);
         if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
             // Under the mutex, so that a caller about to sleep cannot miss it.
             std::lock_guard lock(mutex_);

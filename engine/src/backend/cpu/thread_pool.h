@@ -24,14 +24,20 @@ class ThreadPool {
 
     int size() const { return int(workers_.size()) + 1; }
     // Calls body(begin, end) on disjoint chunks covering [0, count) and returns when all are done.
+    // `chunks` (0: one per thread, at most `count`) sets how many: thread i runs chunk i, then
+    // whatever chunks beyond the first size() are left, as it comes free — so a thread slowed by
+    // something else on its core (a neighbour on a shared machine) leaves its share to the others
+    // rather than keeping them waiting. With one chunk per thread, body runs at most once per
+    // thread.
     // An exception thrown by a chunk (a kernel's per-thread buffer that cannot grow, say) is
     // rethrown here once every chunk has ended, on the calling thread: the first one, if several
     // threw. The other chunks still run to their end.
-    void parallelFor(int64_t count, const std::function<void(int64_t begin, int64_t end)>& body);
+    void parallelFor(int64_t count, const std::function<void(int64_t begin, int64_t end)>& body,
+                     int64_t chunks = 0);
 
   private:
     void work(int index);
-    void runChunk(int index);
+    void runChunks(int index);
     void rethrowFailure();
 
     std::vector<std::thread> workers_;
@@ -39,7 +45,9 @@ class ThreadPool {
     std::condition_variable wake_, done_;
     const std::function<void(int64_t, int64_t)>* body_ = nullptr;
     int64_t count_ = 0;
-    std::exception_ptr failure_;  // the first chunk's exception; under mutex_
+    int64_t chunks_ = 0;
+    std::atomic<int64_t> nextChunk_{0};  // the next chunk past the first size() to hand out
+    std::exception_ptr failure_;         // the first chunk's exception; under mutex_
     // Checked without the mutex by threads that spin between products (thread_pool.cpp).
     std::atomic<uint64_t> generation_{0};
     std::atomic<int> pending_{0};
