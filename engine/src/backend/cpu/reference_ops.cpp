@@ -20,8 +20,8 @@ namespace {
 // prefill hands its rows out in chunks as threads come free (ThreadPool::parallelFor), since with
 // equal shares a core slowed by anything else on it kept the other waiting at the end of every
 // product. TinyLlama 128-token prompts on two AMD Zen 4 vCPUs: the thread that finished first
-// idled 4–16 % of the products' time in equal shares, 1–3 % in chunks; F16 prompts 4–5 % faster
-// (alternating, medians of 6–8 rounds), Q5_K_M 0–1 %.
+// idled 4–16 % of the products' time in equal shares, 1–3 % (once 7 %) in chunks; F16 prompts 4–5 %
+// faster (alternating, medians of 6–8 rounds), Q5_K_M 0–1 %.
 enum class Split { EqualShares, AsThreadsComeFree };
 Split splitFor(int64_t tokens) {
     return tokens > 1 ? Split::AsThreadsComeFree : Split::EqualShares;
