@@ -34,7 +34,7 @@ void forRows(int64_t rows, int64_t group, int64_t work, Split split, ThreadPool*
     // Below this many weights a product is faster on one thread than the hand-off costs.
     constexpr int64_t kParallelThreshold = int64_t(1) << 15;
     // A chunk's multiply-adds when handed out as threads come free: tens of microseconds on a
-    // core, against the fraction of one its hand-off takes.
+    // core, against the fraction of a microsecond its hand-off takes.
     constexpr int64_t kChunkWork = int64_t(1) << 22;
     if (pool == nullptr || pool->size() == 1 || work < kParallelThreshold) {
         body(0, rows);
@@ -47,6 +47,13 @@ void forRows(int64_t rows, int64_t group, int64_t work, Split split, ThreadPool*
         parts,
         [&](int64_t begin, int64_t end) { body(begin * group, std::min(rows, end * group)); },
         chunks);
+}
+
+// Runs body(first, last) over a prefill's tokens [0, tokens) in equal shares (preparing their
+// activations: even work per token), on one thread for a decode step's single token.
+void forTokens(int64_t tokens, int64_t work, ThreadPool* pool,
+               const std::function<void(int64_t, int64_t)>& body) {
+    forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool, body);
 }
 
 template <typename X>
@@ -136,11 +143,10 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
         std::vector<const uint16_t*> xs(static_cast<size_t>(tokens));
         for (int64_t t = 0; t < tokens; ++t)
             xs[size_t(t)] = rounded.data() + t * columns;
-        forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool,
-                [&](int64_t begin, int64_t end) {
-                    round(x.data() + begin * columns, (end - begin) * columns,
-                          rounded.data() + begin * columns);
-                });
+        forTokens(tokens, work, pool, [&](int64_t begin, int64_t end) {
+            round(x.data() + begin * columns, (end - begin) * columns,
+                  rounded.data() + begin * columns);
+        });
         forRows(weight.rows(), rowGroup, work, splitFor(tokens), pool,
                 [&](int64_t begin, int64_t end) {
                     productRows(weight, tile, xs, columns, y, begin, end, tileRows);
@@ -173,19 +179,18 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     if (weight.dtype == DType::F16 || weight.dtype == DType::BF16) {
         rounded.resize(size_t(tokens * columns));
         // A token with a value past F16's range keeps its f32 values for F16 weights (fitsHalf).
-        forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool,
-                [&](int64_t begin, int64_t end) {
-                    for (int64_t t = begin; t < end; ++t) {
-                        const float* from = x.data() + t * columns;
-                        float* to = rounded.data() + t * columns;
-                        if (weight.dtype == DType::BF16)
-                            roundToBf16Precision(from, columns, to);
-                        else if (fitsHalf(from, columns))
-                            roundToHalfPrecision(from, columns, to);
-                        else
-                            std::copy(from, from + columns, to);
-                    }
-                });
+        forTokens(tokens, work, pool, [&](int64_t begin, int64_t end) {
+            for (int64_t t = begin; t < end; ++t) {
+                const float* from = x.data() + t * columns;
+                float* to = rounded.data() + t * columns;
+                if (weight.dtype == DType::BF16)
+                    roundToBf16Precision(from, columns, to);
+                else if (fitsHalf(from, columns))
+                    roundToHalfPrecision(from, columns, to);
+                else
+                    std::copy(from, from + columns, to);
+            }
+        });
         inputs = rounded.data();
     }
     std::vector<const float*> xs(static_cast<size_t>(tokens));
@@ -213,11 +218,10 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
         quantized.resize(size_t(tokens));
         std::vector<const QuantizedActivations*> xs(static_cast<size_t>(tokens));
         // A prefill's tokens are quantized by the pool's threads too (one token's is too small).
-        forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool,
-                [&](int64_t begin, int64_t end) {
-                    for (int64_t t = begin; t < end; ++t)
-                        quantized[size_t(t)].quantize(x.data() + t * columns, columns);
-                });
+        forTokens(tokens, work, pool, [&](int64_t begin, int64_t end) {
+            for (int64_t t = begin; t < end; ++t)
+                quantized[size_t(t)].quantize(x.data() + t * columns, columns);
+        });
         for (int64_t t = 0; t < tokens; ++t)
             xs[size_t(t)] = &quantized[size_t(t)];
         const int64_t blocks = columns / kQuantBlockElements;
