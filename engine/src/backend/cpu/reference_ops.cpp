@@ -16,33 +16,42 @@ namespace inferlens {
 
 namespace {
 
-// How a product's rows are split between threads. A decode step gives each an equal share. A
-// prefill hands its rows out in chunks as threads come free (ThreadPool::parallelFor), since with
-// equal shares a core slowed by anything else on it kept the other waiting at the end of every
-// product. TinyLlama 128-token prompts on two AMD Zen 4 vCPUs: the thread that finished first
-// idled 4–16 % of the products' time in equal shares, 1–3 % (once 7 %) in chunks; F16 prompts 4–5 %
-// faster (alternating, medians of 6–8 rounds), Q5_K_M 0–1 %.
-enum class Split { EqualShares, AsThreadsComeFree };
-Split splitFor(int64_t tokens) {
-    return tokens > 1 ? Split::AsThreadsComeFree : Split::EqualShares;
+// How many chunks a product's rows are handed out in as threads come free (ThreadPool::
+// parallelFor; 0: one equal share per thread). Chunks rather than equal shares, since with equal
+// shares a core slowed by anything else on it (a neighbour on a shared machine) kept the others
+// waiting at the end of every product.
+int64_t chunksFor(const TensorView& weight, int64_t tokens, const ThreadPool* pool) {
+    if (pool == nullptr || pool->size() == 1)
+        return 0;
+    const int64_t weights = weight.rows() * weight.columns();
+    // A prefill's chunks by multiply-adds: tens of microseconds on a core, against the fraction of
+    // a microsecond a hand-off takes. TinyLlama 128-token prompts on two AMD Zen 4 vCPUs: the
+    // thread that finished first idled 4–16 % of the products' time in equal shares, 1–3 % (once
+    // 7 %) in chunks; F16 prompts 4–5 % faster (alternating, medians of 6–8 rounds), Q5_K_M 0–1 %.
+    constexpr int64_t kPrefillChunkWork = int64_t(1) << 22;
+    if (tokens > 1)
+        return std::max<int64_t>(pool->size(), weights * tokens / kPrefillChunkWork);
+    // A decode step's by the weights' bytes, since it streams them from memory. Same machine,
+    // two threads, 64 tokens, per-round ratios to equal shares (medians of 8–20 rounds, the order
+    // rotating): 1 MiB chunks F16 1.06–1.10, BF16 1.07, Q8_0 1.01–1.07, Q4_K_M and Q5_K_M 1.02,
+    // Q4_0 1.00–1.02, Q4_1 1.02; 256 KiB chunks slowed Q4_0 (0.95–0.96), 4 MiB ones gained less.
+    constexpr int64_t kDecodeChunkBytes = int64_t(1) << 20;
+    const DTypeInfo& info = dtypeInfo(weight.dtype);
+    const int64_t bytes = weights / info.blockElements * info.blockBytes;
+    return std::max<int64_t>(pool->size(), bytes / kDecodeChunkBytes);
 }
 
-// Splits [0, rows) across the pool's threads, in whole groups of `group` rows, when the product
-// (`work` multiply-adds) is large enough to gain from it.
-void forRows(int64_t rows, int64_t group, int64_t work, Split split, ThreadPool* pool,
+// Splits [0, rows) across the pool's threads, in whole groups of `group` rows and in `chunks`
+// (chunksFor), when the product (`work` multiply-adds) is large enough to gain from it.
+void forRows(int64_t rows, int64_t group, int64_t work, int64_t chunks, ThreadPool* pool,
              const std::function<void(int64_t, int64_t)>& body) {
     // Below this many weights a product is faster on one thread than the hand-off costs.
     constexpr int64_t kParallelThreshold = int64_t(1) << 15;
-    // A chunk's multiply-adds when handed out as threads come free: tens of microseconds on a
-    // core, against the fraction of a microsecond its hand-off takes.
-    constexpr int64_t kChunkWork = int64_t(1) << 22;
     if (pool == nullptr || pool->size() == 1 || work < kParallelThreshold) {
         body(0, rows);
         return;
     }
     const int64_t parts = (rows + group - 1) / group;
-    const int64_t chunks =
-        split == Split::AsThreadsComeFree ? std::max<int64_t>(pool->size(), work / kChunkWork) : 0;
     pool->parallelFor(
         parts,
         [&](int64_t begin, int64_t end) { body(begin * group, std::min(rows, end * group)); },
@@ -53,7 +62,7 @@ void forRows(int64_t rows, int64_t group, int64_t work, Split split, ThreadPool*
 // activations: even work per token), on one thread for a decode step's single token.
 void forTokens(int64_t tokens, int64_t work, ThreadPool* pool,
                const std::function<void(int64_t, int64_t)>& body) {
-    forRows(tokens, 1, tokens > 1 ? work : 0, Split::EqualShares, pool, body);
+    forRows(tokens, 1, tokens > 1 ? work : 0, 0, pool, body);
 }
 
 template <typename X>
@@ -147,7 +156,7 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
             round(x.data() + begin * columns, (end - begin) * columns,
                   rounded.data() + begin * columns);
         });
-        forRows(weight.rows(), rowGroup, work, splitFor(tokens), pool,
+        forRows(weight.rows(), rowGroup, work, chunksFor(weight, tokens, pool), pool,
                 [&](int64_t begin, int64_t end) {
                     productRows(weight, tile, xs, columns, y, begin, end, tileRows);
                 });
@@ -198,9 +207,10 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
         xs[size_t(t)] = inputs + t * columns;
     const Tile<float> tile =
         grouped ? groupedFloatTile(weight.dtype, kernels) : floatTile(weight.dtype, kernels);
-    forRows(weight.rows(), rowGroup, work, splitFor(tokens), pool, [&](int64_t begin, int64_t end) {
-        productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
-    });
+    forRows(weight.rows(), rowGroup, work, chunksFor(weight, tokens, pool), pool,
+            [&](int64_t begin, int64_t end) {
+                productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
+            });
 }
 
 // Y = X · Wᵀ for `tokens` rows of X, threads splitting the weight rows.
@@ -239,7 +249,7 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
                 rowsTile != nullptr && tokens > 1) {
                 // Equal shares: each call lays its tokens out for the tiles first
                 // (amx_pipeline.h), a cost per call that chunks would repeat.
-                forRows(weight.rows(), rowsPerPart(true), work, Split::EqualShares, pool,
+                forRows(weight.rows(), rowsPerPart(true), work, 0, pool,
                         [&](int64_t begin, int64_t end) {
                             rowsTile(weight.packed + begin / kPackedRows * groupBytes, groupBytes,
                                      end - begin, xs.data(), int(tokens),
@@ -257,16 +267,17 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             // being what its prefetchers follow best.
             const bool pairs = tokens > 1 || kernels == CpuKernels::Amx;
             const PackedPairTile pairTile = pairs ? packedPairTile(weight.dtype, kernels) : nullptr;
-            forRows(weight.rows(), rowsPerPart(pairTile != nullptr), work, splitFor(tokens), pool,
-                    [&](int64_t begin, int64_t end) {
+            forRows(weight.rows(), rowsPerPart(pairTile != nullptr), work,
+                    chunksFor(weight, tokens, pool), pool, [&](int64_t begin, int64_t end) {
                         packedProductRows(weight, tile, pairTile, xs, y, begin, end);
                     });
             return;
         }
         const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
-        forRows(weight.rows(), 1, work, splitFor(tokens), pool, [&](int64_t begin, int64_t end) {
-            productRows(weight, tile, xs, blocks, y, begin, end, 1);
-        });
+        forRows(weight.rows(), 1, work, chunksFor(weight, tokens, pool), pool,
+                [&](int64_t begin, int64_t end) {
+                    productRows(weight, tile, xs, blocks, y, begin, end, 1);
+                });
     } else {
         floatProduct(weight, x, tokens, y, pool, kernels, work);
     }
