@@ -987,8 +987,9 @@ class TestCpuKernels : public QObject {
         // 292 rows: 37 groups of 8, the last one padded, so that with AVX-512 a batch runs pairs
         // of groups and then a lone one (and, on 3 threads, parts of 16 rows). A prompt of 300
         // tokens over 512 columns runs in three token blocks (128, 128, 44), the first two
-        // handed out in more chunks than there are threads; so is a decode step over 25,600
-        // columns (chunks of about a megabyte: at least 4 MiB for every type).
+        // handed out in more chunks than there are threads; so is a decode step over 40,960
+        // columns (chunks of about a megabyte, a whole number per thread: at least 6 MiB of
+        // weights for every type, two chunks per thread or more).
         ThreadPool pool(3);
         const int64_t rows = 292;
         struct Shape {
@@ -997,7 +998,7 @@ class TestCpuKernels : public QObject {
         };
         for (const Shape& shape :
              {Shape{256, 5, {0, 1, 2, 3, 4}}, Shape{512, 300, {0, 127, 128, 255, 256, 299}},
-              Shape{25600, 1, {0}}}) {
+              Shape{40960, 1, {0}}}) {
             const int64_t columns = shape.columns, tokens = shape.tokens;
             const auto x = randomValues(tokens * columns, 1.0f, 42);
             for (const DType dtype :

@@ -156,6 +156,27 @@ PLAIN_TEST(threadPoolHandsOutMoreChunksThanThreadsAsTheyComeFree) {
     }
 }
 
+// Chunk counts are a whole number per thread, of about the size asked for (the tail of an amount
+// that does not divide evenly goes to the chunks), and at least one per thread.
+PLAIN_TEST(threadPoolCountsAWholeNumberOfChunksPerThread) {
+    constexpr int64_t kMiB = int64_t(1) << 20;
+    for (const int threads : {1, 2, 3, 16}) {
+        const ThreadPool pool(threads);
+        for (const int64_t amount : {int64_t(1), kMiB, 23 * kMiB, 100 * kMiB + 7}) {
+            const int64_t chunks = pool.chunksOf(amount, kMiB);
+            const std::string label = std::to_string(amount) + " bytes on " +
+                                      std::to_string(threads) +
+                                      " threads: " + std::to_string(chunks) + " chunks";
+            expect(chunks >= threads && chunks % threads == 0, label);
+            // Chunks of at least the size asked for, under twice it, once there is enough.
+            if (amount >= kMiB * threads)
+                expect(amount / chunks >= kMiB && amount / chunks < 2 * kMiB, label);
+        }
+    }
+    expect(ThreadPool(16).chunksOf(23 * kMiB, kMiB) == 16, "23 MiB on 16 threads: one chunk each");
+    expect(ThreadPool(2).chunksOf(23 * kMiB, kMiB) == 22, "23 MiB on 2 threads: 11 chunks each");
+}
+
 // A chunk that throws, on a worker or on the calling thread, reaches the caller of parallelFor
 // (not std::terminate) after every other chunk has run, and the pool works on afterwards.
 PLAIN_TEST(aChunkThatThrowsReachesTheCallerAndThePoolGoesOn) {

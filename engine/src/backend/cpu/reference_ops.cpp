@@ -30,7 +30,7 @@ int64_t chunksFor(const TensorView& weight, int64_t tokens, const ThreadPool* po
     // 7 %) in chunks; F16 prompts 4–5 % faster (alternating, medians of 6–8 rounds), Q5_K_M 0–1 %.
     constexpr int64_t kPrefillChunkWork = int64_t(1) << 22;
     if (tokens > 1)
-        return std::max<int64_t>(pool->size(), weights * tokens / kPrefillChunkWork);
+        return pool->chunksOf(weights * tokens, kPrefillChunkWork);
     // A decode step's by the weights' bytes, since it streams them from memory. Same machine,
     // two threads, 64 tokens, per-round ratios to equal shares (medians of 8–20 rounds, the order
     // rotating): 1 MiB chunks F16 1.06–1.10, BF16 1.07, Q8_0 1.01–1.07, Q4_K_M and Q5_K_M 1.02,
@@ -38,7 +38,7 @@ int64_t chunksFor(const TensorView& weight, int64_t tokens, const ThreadPool* po
     constexpr int64_t kDecodeChunkBytes = int64_t(1) << 20;
     const DTypeInfo& info = dtypeInfo(weight.dtype);
     const int64_t bytes = weights / info.blockElements * info.blockBytes;
-    return std::max<int64_t>(pool->size(), bytes / kDecodeChunkBytes);
+    return pool->chunksOf(bytes, kDecodeChunkBytes);
 }
 
 // Splits [0, rows) across the pool's threads, in whole groups of `group` rows and in `chunks`
