@@ -17,12 +17,11 @@ namespace inferlens {
 namespace {
 
 // How many chunks a product's rows are handed out in as threads come free (ThreadPool::
-// parallelFor; 0: one equal share per thread). Chunks rather than equal shares, since with equal
-// shares a core slowed by anything else on it (a neighbour on a shared machine) kept the others
-// waiting at the end of every product.
+// parallelFor). Chunks rather than equal shares, since with equal shares a core slowed by anything
+// else on it (a neighbour on a shared machine) kept the others waiting at the end of every product.
 int64_t chunksFor(const TensorView& weight, int64_t tokens, const ThreadPool* pool) {
-    if (pool == nullptr || pool->size() == 1)
-        return 0;
+    if (pool == nullptr)
+        return 0;  // forRows runs the product inline
     const int64_t weights = weight.rows() * weight.columns();
     // A prefill's chunks by multiply-adds: tens of microseconds on a core, against the fraction of
     // a microsecond a hand-off takes. TinyLlama 128-token prompts on two AMD Zen 4 vCPUs: the
@@ -36,9 +35,7 @@ int64_t chunksFor(const TensorView& weight, int64_t tokens, const ThreadPool* po
     // rotating): 1 MiB chunks F16 1.06–1.10, BF16 1.07, Q8_0 1.01–1.07, Q4_K_M and Q5_K_M 1.02,
     // Q4_0 1.00–1.02, Q4_1 1.02; 256 KiB chunks slowed Q4_0 (0.95–0.96), 4 MiB ones gained less.
     constexpr int64_t kDecodeChunkBytes = int64_t(1) << 20;
-    const DTypeInfo& info = dtypeInfo(weight.dtype);
-    const int64_t bytes = weights / info.blockElements * info.blockBytes;
-    return pool->chunksOf(bytes, kDecodeChunkBytes);
+    return pool->chunksOf(weight.rows() * weight.rowBytes(), kDecodeChunkBytes);
 }
 
 // Splits [0, rows) across the pool's threads, in whole groups of `group` rows and in `chunks`
