@@ -8,7 +8,6 @@
 // Usage: bench_float_products [ROWS] [COLUMNS] [TOKENS] [REPEATS]   (defaults: 2048 5632 128 9;
 // the fastest of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -17,25 +16,11 @@
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/reference_ops.h"
 #include "core/dtype_codec.h"
+#include "fastest_seconds.h"
 
 using namespace inferlens;
 
-namespace {
-
-template <typename Work>
-double fastestSeconds(int repeats, Work&& work) {
-    double fastest = 1e30;
-    for (int i = 0; i < repeats; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        fastest = std::min(
-            fastest,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return fastest;
-}
-
-}  // namespace
+using inferlens::bench::fastestSeconds;
 
 int main(int argc, char** argv) {
     const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;

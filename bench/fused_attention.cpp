@@ -8,7 +8,6 @@
 // Usage: bench_fused_attention [PROMPT] [REPEATS] [KV_TYPE]   (defaults: 512 7 f32; the fastest
 // of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -18,25 +17,11 @@
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/fused_attention.h"
 #include "backend/cpu/kv_rows.h"
+#include "fastest_seconds.h"
 
 using namespace inferlens;
 
-namespace {
-
-template <typename Work>
-double fastestSeconds(int repeats, Work&& work) {
-    double fastest = 1e30;
-    for (int i = 0; i < repeats; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        fastest = std::min(
-            fastest,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return fastest;
-}
-
-}  // namespace
+using inferlens::bench::fastestSeconds;
 
 int main(int argc, char** argv) try {
     const int64_t prompt = argc > 1 ? std::atoll(argv[1]) : 512;

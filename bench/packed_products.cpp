@@ -9,7 +9,6 @@
 // of REPEATS timings is printed: on a shared machine the others measure the neighbours too).
 // INFERLENS_CPU_KERNELS picks a lower kernel set.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -17,27 +16,12 @@
 
 #include "backend/cpu/cpu_features.h"
 #include "backend/cpu/packed_rows.h"
+#include "fastest_seconds.h"
 #include "random_blocks.h"
 
 using namespace inferlens;
 
-namespace {
-
-// The shortest wall time in seconds of `repeats` runs of `work`.
-template <typename Work>
-double fastestSeconds(int repeats, Work&& work) {
-    double fastest = 1e30;
-    for (int i = 0; i < repeats; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        fastest = std::min(
-            fastest,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
-    return fastest;
-}
-
-}  // namespace
+using inferlens::bench::fastestSeconds;
 
 int main(int argc, char** argv) {
     const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;
