@@ -7,7 +7,6 @@
 //
 // Usage: bench_float_products [ROWS] [COLUMNS] [TOKENS] [REPEATS]   (defaults: 2048 5632 128 9;
 // the fastest of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>

@@ -7,7 +7,6 @@
 //
 // Usage: bench_fused_attention [PROMPT] [REPEATS] [KV_TYPE]   (defaults: 512 7 f32; the fastest
 // of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>

@@ -8,7 +8,6 @@
 // Usage: bench_packed_products [ROWS] [COLUMNS] [REPEATS]   (defaults: 2048 2048 15; the fastest
 // of REPEATS timings is printed: on a shared machine the others measure the neighbours too).
 // INFERLENS_CPU_KERNELS picks a lower kernel set.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
