@@ -59,7 +59,6 @@ struct GroupLanes {
     INFERLENS_AVX2 static Ints shiftRight16(Ints a, int bits) { return _mm256_srli_epi16(a, bits); }
     INFERLENS_AVX2 static Ints shiftLeft16(Ints a, int bits) { return _mm256_slli_epi16(a, bits); }
     INFERLENS_AVX2 static Ints add(Ints a, Ints b) { return _mm256_add_epi32(a, b); }
-    INFERLENS_AVX2 static Ints subtract(Ints a, Ints b) { return _mm256_sub_epi32(a, b); }
     // Σ over groups of four of unsigned × signed bytes, added to int32 lanes (VNNI).
     INFERLENS_AVX512 static Ints dot(Ints acc, Ints u, Ints s) {
         return _mm256_dpbusd_epi32(acc, u, s);
@@ -129,7 +128,6 @@ struct GroupPairLanes {
         return _mm512_slli_epi16(a, bits);
     }
     INFERLENS_AVX512 static Ints add(Ints a, Ints b) { return _mm512_add_epi32(a, b); }
-    INFERLENS_AVX512 static Ints subtract(Ints a, Ints b) { return _mm512_sub_epi32(a, b); }
     INFERLENS_AVX512 static Ints dot(Ints acc, Ints u, Ints s) {
         return _mm512_dpbusd_epi32(acc, u, s);
     }

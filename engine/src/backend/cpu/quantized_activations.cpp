@@ -69,7 +69,7 @@ void QuantizedActivations::quantize(const float* x, int64_t count) {
     scales.resize(size_t(blockCount));
     values.resize(size_t(count));
     sums.resize(size_t(blockCount));
-    halfSums.resize(size_t(2 * blockCount));
+    halfSumBiases.resize(size_t(2 * blockCount));
     scaledSums.resize(size_t(blockCount));
     auto* quantizeOne = quantizeBlock;
 #if defined(__x86_64__)
@@ -83,8 +83,8 @@ void QuantizedActivations::quantize(const float* x, int64_t count) {
         int32_t firstHalf = 0;
         for (int64_t j = 0; j < kQuantBlockElements / 2; ++j)
             firstHalf += values[size_t(b * kQuantBlockElements + j)];
-        halfSums[size_t(2 * b)] = firstHalf;
-        halfSums[size_t(2 * b + 1)] = sum - firstHalf;
+        halfSumBiases[size_t(2 * b)] = -32 * firstHalf;
+        halfSumBiases[size_t(2 * b + 1)] = -32 * (sum - firstHalf);
         scaledSums[size_t(b)] = scales[size_t(b)] * float(sum);
     }
 }
