@@ -123,6 +123,29 @@ DecoderWeights bindLlamaLayout(const ModelConfig& c, const TensorLookup& tensor)
     return weights;
 }
 
+std::vector<GgufKeyValue> LlamaLayoutArchitecture::ggufMetadata(const ModelConfig& config) const {
+    return writeGgufHyperParameters(config);
+}
+
+std::vector<TensorSpec> LlamaLayoutArchitecture::tensorSpecs(const ModelConfig& config) const {
+    return llamaLayoutSpecs(config, options_);
+}
+
+DecoderWeights LlamaLayoutArchitecture::bind(const ModelConfig& config,
+                                             const TensorLookup& tensor) const {
+    return bindLlamaLayout(config, tensor);
+}
+
+ModelConfig LlamaLayoutArchitecture::readGgufConfig(const GgufFile& file, int64_t vocabSize,
+                                                    RopePairing pairing) const {
+    ModelConfig config =
+        readGgufHyperParameters(file, name(), [](int64_t headDim) { return headDim; });
+    config.vocabSize = vocabSize;
+    config.ropePairing = pairing;
+    config.tiedOutput = !ggufHasTensor(file, "output.weight");
+    return config;
+}
+
 bool ggufHasTensor(const GgufFile& file, std::string_view name) {
     for (const auto& tensor : file.tensors())
         if (tensor.name == name)
@@ -238,6 +261,27 @@ void writeHfRopeScaling(const ModelConfig& c, nlohmann::json& json) {
     } else if (c.ropeLinearFactor != 1.0) {
         json["rope_scaling"] = {{"rope_type", "linear"}, {"factor", c.ropeLinearFactor}};
     }
+}
+
+nlohmann::json writeHfLlamaLikeConfig(const ModelConfig& c, std::string_view architectures,
+                                      std::string_view modelType, std::string_view torchDtype) {
+    nlohmann::json json{{"architectures", {architectures}},
+                        {"model_type", modelType},
+                        {"num_hidden_layers", c.layerCount},
+                        {"hidden_size", c.hiddenSize},
+                        {"num_attention_heads", c.headCount},
+                        {"num_key_value_heads", c.kvHeadCount},
+                        {"head_dim", c.headDim},
+                        {"intermediate_size", c.ffnSize},
+                        {"vocab_size", c.vocabSize},
+                        {"max_position_embeddings", c.contextLength},
+                        {"rms_norm_eps", c.rmsNormEps},
+                        {"tie_word_embeddings", c.tiedOutput},
+                        {"bos_token_id", 1},
+                        {"eos_token_id", 2},
+                        {"torch_dtype", torchDtype}};
+    writeHfRopeScaling(c, json);
+    return json;
 }
 
 }  // namespace inferlens

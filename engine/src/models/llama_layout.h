@@ -23,6 +23,28 @@ std::vector<TensorSpec> llamaLayoutSpecs(const ModelConfig& config,
                                          const LlamaLayoutOptions& options);
 DecoderWeights bindLlamaLayout(const ModelConfig& config, const TensorLookup& tensor);
 
+// What the architectures of this layout share: its tensors (with their options) and their binding,
+// the common GGUF hyper-parameters, no special tokens after the pieces. Each one adds what sets it
+// apart: its names, how it reads and writes its configuration.
+class LlamaLayoutArchitecture : public Architecture {
+  public:
+    explicit LlamaLayoutArchitecture(LlamaLayoutOptions options) : options_(options) {}
+
+    std::vector<GgufKeyValue> ggufMetadata(const ModelConfig& config) const override;
+    std::vector<TensorSpec> tensorSpecs(const ModelConfig& config) const override;
+    DecoderWeights bind(const ModelConfig& config, const TensorLookup& tensor) const override;
+    std::vector<std::string> specialsAfterPieces() const override { return {}; }
+
+  protected:
+    // configFromGguf's common part: the hyper-parameters under name()'s keys (RoPE over the whole
+    // head unless the file says otherwise), the vocabulary, the pairing, and the output layer tied
+    // to the token embedding where the file has none of its own.
+    ModelConfig readGgufConfig(const GgufFile& file, int64_t vocabSize, RopePairing pairing) const;
+
+  private:
+    LlamaLayoutOptions options_;
+};
+
 // Whether a GGUF file has a tensor of this name (an untied output layer, say).
 bool ggufHasTensor(const GgufFile& file, std::string_view name);
 
@@ -43,5 +65,10 @@ void requireHfHeadShape(const nlohmann::json& json, const std::string& architect
 void readHfRopeScaling(const nlohmann::json& json, ModelConfig& config, const std::string& file);
 // The reverse, in the 4.x form (which 5.x still reads): rope_theta and rope_scaling.
 void writeHfRopeScaling(const ModelConfig& config, nlohmann::json& json);
+// config.json with the fields that readHfLlamaLikeConfig reads (head_dim included), the RoPE
+// parameters (writeHfRopeScaling), bos/eos ids 1 and 2, and these names; the caller adds its
+// activation and its own keys.
+nlohmann::json writeHfLlamaLikeConfig(const ModelConfig& config, std::string_view architectures,
+                                      std::string_view modelType, std::string_view torchDtype);
 
 }  // namespace inferlens

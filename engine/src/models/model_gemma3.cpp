@@ -120,17 +120,16 @@ void refuseIfSet(const nlohmann::json& json, const char* key, const std::string&
                                  " is not supported for gemma3");
 }
 
-class Gemma3Architecture final : public Architecture {
+class Gemma3Architecture final : public LlamaLayoutArchitecture {
   public:
+    Gemma3Architecture() : LlamaLayoutArchitecture({.normOffsetInHf = true}) {}
+
     std::string_view name() const override { return "gemma3"; }
     std::string_view hfModelType() const override { return "gemma3_text"; }
 
     ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const override {
-        ModelConfig config =
-            readGgufHyperParameters(file, "gemma3", [](int64_t headDim) { return headDim; });
-        config.vocabSize = vocabSize;
+        ModelConfig config = readGgufConfig(file, vocabSize, RopePairing::RotateHalf);
         setGemmaFeatures(config);
-        config.tiedOutput = !ggufHasTensor(file, "output.weight");
         config.slidingWindow = file.optionalInteger("gemma3.attention.sliding_window").value_or(0);
         if (config.slidingWindow > 0) {
             config.slidingLayers = ggufSlidingLayers(file, config.layerCount);
@@ -179,7 +178,7 @@ class Gemma3Architecture final : public Architecture {
     }
 
     std::vector<GgufKeyValue> ggufMetadata(const ModelConfig& c) const override {
-        std::vector<GgufKeyValue> values = writeGgufHyperParameters(c);
+        std::vector<GgufKeyValue> values = LlamaLayoutArchitecture::ggufMetadata(c);
         if (c.slidingWindow > 0) {
             values.push_back({"gemma3.attention.sliding_window", {uint32_t(c.slidingWindow)}});
             values.push_back({"gemma3.rope.freq_base_swa", {float(c.localRopeBase)}});
@@ -209,46 +208,23 @@ class Gemma3Architecture final : public Architecture {
         double scalar = 1.0 / (c.scoreScale() * c.scoreScale());
         if (std::abs(scalar - std::round(scalar)) < 1e-6 * scalar)
             scalar = std::round(scalar);
-        nlohmann::json json{
-            {"architectures", {"Gemma3ForCausalLM"}},
-            {"model_type", "gemma3_text"},
-            {"hidden_activation", "gelu_pytorch_tanh"},
-            {"num_hidden_layers", c.layerCount},
-            {"hidden_size", c.hiddenSize},
-            {"num_attention_heads", c.headCount},
-            {"num_key_value_heads", c.kvHeadCount},
-            {"head_dim", c.headDim},
-            {"intermediate_size", c.ffnSize},
-            {"vocab_size", c.vocabSize},
-            {"max_position_embeddings", c.contextLength},
-            {"rms_norm_eps", c.rmsNormEps},
-            {"tie_word_embeddings", c.tiedOutput},
-            {"query_pre_attn_scalar", std::round(scalar) == scalar ? nlohmann::json(int64_t(scalar))
-                                                                   : nlohmann::json(scalar)},
-            {"sliding_window", c.slidingWindow > 0 ? c.slidingWindow : c.contextLength},
-            {"layer_types", layerTypes},
-            {"rope_local_base_freq", c.localRopeBase},
-            {"final_logit_softcapping",
-             c.finalLogitSoftcap > 0 ? nlohmann::json(c.finalLogitSoftcap) : nlohmann::json()},
-            {"attn_logit_softcapping", nullptr},
-            {"attention_bias", false},
-            {"bos_token_id", 1},
-            {"eos_token_id", 2},
-            {"pad_token_id", 0},
-            {"torch_dtype", torchDtype}};
-        writeHfRopeScaling(c, json);
+        nlohmann::json json =
+            writeHfLlamaLikeConfig(c, "Gemma3ForCausalLM", "gemma3_text", torchDtype);
+        json.update(
+            {{"hidden_activation", "gelu_pytorch_tanh"},
+             {"query_pre_attn_scalar", std::round(scalar) == scalar
+                                           ? nlohmann::json(int64_t(scalar))
+                                           : nlohmann::json(scalar)},
+             {"sliding_window", c.slidingWindow > 0 ? c.slidingWindow : c.contextLength},
+             {"layer_types", layerTypes},
+             {"rope_local_base_freq", c.localRopeBase},
+             {"final_logit_softcapping",
+              c.finalLogitSoftcap > 0 ? nlohmann::json(c.finalLogitSoftcap) : nlohmann::json()},
+             {"attn_logit_softcapping", nullptr},
+             {"attention_bias", false},
+             {"pad_token_id", 0}});
         return json;
     }
-
-    std::vector<TensorSpec> tensorSpecs(const ModelConfig& c) const override {
-        return llamaLayoutSpecs(c, {.normOffsetInHf = true});
-    }
-
-    DecoderWeights bind(const ModelConfig& c, const TensorLookup& tensor) const override {
-        return bindLlamaLayout(c, tensor);
-    }
-
-    std::vector<std::string> specialsAfterPieces() const override { return {}; }
 };
 
 }  // namespace

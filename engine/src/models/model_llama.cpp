@@ -13,20 +13,15 @@
 namespace inferlens {
 namespace {
 
-constexpr LlamaLayoutOptions kLayout{.permuteQueryKeyRows = true};
-
-class LlamaArchitecture final : public Architecture {
+class LlamaArchitecture final : public LlamaLayoutArchitecture {
   public:
+    LlamaArchitecture() : LlamaLayoutArchitecture({.permuteQueryKeyRows = true}) {}
+
     std::string_view name() const override { return "llama"; }
     std::string_view hfModelType() const override { return "llama"; }
 
     ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const override {
-        ModelConfig config =
-            readGgufHyperParameters(file, "llama", [](int64_t headDim) { return headDim; });
-        config.vocabSize = vocabSize;
-        config.ropePairing = RopePairing::Adjacent;
-        config.tiedOutput = !ggufHasTensor(file, "output.weight");
-        return config;
+        return readGgufConfig(file, vocabSize, RopePairing::Adjacent);
     }
 
     ModelConfig configFromHf(const nlohmann::json& json, const std::string& file) const override {
@@ -36,40 +31,11 @@ class LlamaArchitecture final : public Architecture {
         return readHfLlamaLikeConfig(json, "llama", file);
     }
 
-    std::vector<GgufKeyValue> ggufMetadata(const ModelConfig& config) const override {
-        return writeGgufHyperParameters(config);
-    }
-
     nlohmann::json hfConfig(const ModelConfig& c, std::string_view torchDtype) const override {
-        nlohmann::json json{{"architectures", {"LlamaForCausalLM"}},
-                            {"model_type", "llama"},
-                            {"hidden_act", "silu"},
-                            {"num_hidden_layers", c.layerCount},
-                            {"hidden_size", c.hiddenSize},
-                            {"num_attention_heads", c.headCount},
-                            {"num_key_value_heads", c.kvHeadCount},
-                            {"head_dim", c.headDim},
-                            {"intermediate_size", c.ffnSize},
-                            {"vocab_size", c.vocabSize},
-                            {"max_position_embeddings", c.contextLength},
-                            {"rms_norm_eps", c.rmsNormEps},
-                            {"tie_word_embeddings", c.tiedOutput},
-                            {"bos_token_id", 1},
-                            {"eos_token_id", 2},
-                            {"torch_dtype", torchDtype}};
-        writeHfRopeScaling(c, json);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "LlamaForCausalLM", "llama", torchDtype);
+        json["hidden_act"] = "silu";
         return json;
     }
-
-    std::vector<TensorSpec> tensorSpecs(const ModelConfig& c) const override {
-        return llamaLayoutSpecs(c, kLayout);
-    }
-
-    DecoderWeights bind(const ModelConfig& c, const TensorLookup& tensor) const override {
-        return bindLlamaLayout(c, tensor);
-    }
-
-    std::vector<std::string> specialsAfterPieces() const override { return {}; }
 };
 
 }  // namespace

@@ -13,18 +13,16 @@
 namespace inferlens {
 namespace {
 
-class Qwen2Architecture final : public Architecture {
+class Qwen2Architecture final : public LlamaLayoutArchitecture {
   public:
+    Qwen2Architecture() : LlamaLayoutArchitecture({}) {}
+
     std::string_view name() const override { return "qwen2"; }
     std::string_view hfModelType() const override { return "qwen2"; }
 
     ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const override {
-        ModelConfig config =
-            readGgufHyperParameters(file, "qwen2", [](int64_t headDim) { return headDim; });
-        config.vocabSize = vocabSize;
-        config.ropePairing = RopePairing::RotateHalf;
+        ModelConfig config = readGgufConfig(file, vocabSize, RopePairing::RotateHalf);
         config.qkvBias = true;
-        config.tiedOutput = !ggufHasTensor(file, "output.weight");
         return config;
     }
 
@@ -36,44 +34,17 @@ class Qwen2Architecture final : public Architecture {
         return config;
     }
 
-    std::vector<GgufKeyValue> ggufMetadata(const ModelConfig& config) const override {
-        return writeGgufHyperParameters(config);
-    }
-
     nlohmann::json hfConfig(const ModelConfig& c, std::string_view torchDtype) const override {
-        nlohmann::json json{{"architectures", {"Qwen2ForCausalLM"}},
-                            {"model_type", "qwen2"},
-                            {"hidden_act", "silu"},
-                            {"num_hidden_layers", c.layerCount},
-                            {"hidden_size", c.hiddenSize},
-                            {"num_attention_heads", c.headCount},
-                            {"num_key_value_heads", c.kvHeadCount},
-                            {"intermediate_size", c.ffnSize},
-                            {"vocab_size", c.vocabSize},
-                            {"max_position_embeddings", c.contextLength},
-                            {"rms_norm_eps", c.rmsNormEps},
-                            {"tie_word_embeddings", c.tiedOutput},
-                            {"use_sliding_window", false},
-                            {"bos_token_id", 1},
-                            {"eos_token_id", 2},
-                            {"torch_dtype", torchDtype}};
         if (c.headDim * c.headCount != c.hiddenSize)
             throw Error("qwen2: Hugging Face's Qwen2 derives head_dim = hidden / heads; " +
                         std::to_string(c.headDim) + " × " + std::to_string(c.headCount) + " ≠ " +
                         std::to_string(c.hiddenSize));
-        writeHfRopeScaling(c, json);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "Qwen2ForCausalLM", "qwen2", torchDtype);
+        json.erase("head_dim");  // derived, as above
+        json["hidden_act"] = "silu";
+        json["use_sliding_window"] = false;
         return json;
     }
-
-    std::vector<TensorSpec> tensorSpecs(const ModelConfig& c) const override {
-        return llamaLayoutSpecs(c, {});
-    }
-
-    DecoderWeights bind(const ModelConfig& c, const TensorLookup& tensor) const override {
-        return bindLlamaLayout(c, tensor);
-    }
-
-    std::vector<std::string> specialsAfterPieces() const override { return {}; }
 };
 
 }  // namespace

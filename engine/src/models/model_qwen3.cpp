@@ -12,18 +12,16 @@
 namespace inferlens {
 namespace {
 
-class Qwen3Architecture final : public Architecture {
+class Qwen3Architecture final : public LlamaLayoutArchitecture {
   public:
+    Qwen3Architecture() : LlamaLayoutArchitecture({}) {}
+
     std::string_view name() const override { return "qwen3"; }
     std::string_view hfModelType() const override { return "qwen3"; }
 
     ModelConfig configFromGguf(const GgufFile& file, int64_t vocabSize) const override {
-        ModelConfig config =
-            readGgufHyperParameters(file, "qwen3", [](int64_t headDim) { return headDim; });
-        config.vocabSize = vocabSize;
-        config.ropePairing = RopePairing::RotateHalf;
+        ModelConfig config = readGgufConfig(file, vocabSize, RopePairing::RotateHalf);
         config.qkNorm = true;
-        config.tiedOutput = !ggufHasTensor(file, "output.weight");
         return config;
     }
 
@@ -38,42 +36,13 @@ class Qwen3Architecture final : public Architecture {
         return config;
     }
 
-    std::vector<GgufKeyValue> ggufMetadata(const ModelConfig& config) const override {
-        return writeGgufHyperParameters(config);
-    }
-
     nlohmann::json hfConfig(const ModelConfig& c, std::string_view torchDtype) const override {
-        nlohmann::json json{{"architectures", {"Qwen3ForCausalLM"}},
-                            {"model_type", "qwen3"},
-                            {"hidden_act", "silu"},
-                            {"num_hidden_layers", c.layerCount},
-                            {"hidden_size", c.hiddenSize},
-                            {"num_attention_heads", c.headCount},
-                            {"num_key_value_heads", c.kvHeadCount},
-                            {"head_dim", c.headDim},
-                            {"intermediate_size", c.ffnSize},
-                            {"vocab_size", c.vocabSize},
-                            {"max_position_embeddings", c.contextLength},
-                            {"rms_norm_eps", c.rmsNormEps},
-                            {"attention_bias", false},
-                            {"tie_word_embeddings", c.tiedOutput},
-                            {"use_sliding_window", false},
-                            {"bos_token_id", 1},
-                            {"eos_token_id", 2},
-                            {"torch_dtype", torchDtype}};
-        writeHfRopeScaling(c, json);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "Qwen3ForCausalLM", "qwen3", torchDtype);
+        json["hidden_act"] = "silu";
+        json["attention_bias"] = false;
+        json["use_sliding_window"] = false;
         return json;
     }
-
-    std::vector<TensorSpec> tensorSpecs(const ModelConfig& c) const override {
-        return llamaLayoutSpecs(c, {});
-    }
-
-    DecoderWeights bind(const ModelConfig& c, const TensorLookup& tensor) const override {
-        return bindLlamaLayout(c, tensor);
-    }
-
-    std::vector<std::string> specialsAfterPieces() const override { return {}; }
 };
 
 }  // namespace
