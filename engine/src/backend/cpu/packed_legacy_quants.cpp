@@ -58,23 +58,33 @@ INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
 
 // The integer dot of one packed block with a token's activation bytes, per row lane, added to
 // `init`. Integer sums are exact, so any order gives the same result (and a decode step the same
-// as a prefill). VNNI: four independent chains of one instruction per chunk, so that a decode
-// step is not bound by the latency of one chain.
-template <typename W, LegacyLayout L>
+// as a prefill); the tile's token count T may set how. VNNI: for one token, four independent
+// chains of one instruction per chunk, so that a decode step is not bound by the latency of one
+// chain; for each of four tokens two, eight chains in flight with fewer adds to join them
+// (bench_packed_products, Zen 4: the pair tile +4–6 %, one group +5 %; one chain each was
+// latency-bound, 6 % slower than four).
+template <typename W, LegacyLayout L, int T>
 INFERLENS_AVX512 inline typename W::Ints blockDotVnni(const typename W::Ints (&chunk)[8],
                                                       const int8_t* a, typename W::Ints init) {
-    typename W::Ints dot[4] = {init, W::zeroInts(), W::zeroInts(), W::zeroInts()};
+    constexpr int chains = T == 1 ? 4 : 2;
+    typename W::Ints dot[chains];
+    dot[0] = init;
+    for (int i = 1; i < chains; ++i)
+        dot[i] = W::zeroInts();
 #pragma GCC unroll 8
     for (int k = 0; k < 8; ++k)
-        dot[k % 4] = W::dot(dot[k % 4], chunk[k], W::broadcast4(a + 4 * k));
-    return W::add(W::add(dot[0], dot[1]), W::add(dot[2], dot[3]));
+        dot[k % chains] = W::dot(dot[k % chains], chunk[k], W::broadcast4(a + 4 * k));
+    if constexpr (chains == 4)
+        return W::add(W::add(dot[0], dot[1]), W::add(dot[2], dot[3]));
+    else
+        return W::add(dot[0], dot[1]);
 }
 
 // AVX2 (W: GroupLanes): the nibbles' pair sums in int16 for a group of chunks, widened once per
 // group (nibblePairSums, packed_formats.h): eight chunks of 4-bit values (2 · 15 · 127 · 8 <
 // 2¹⁵), four with Q5's fifth bit — 10 or 12 multiplies per block instead of 16. Q8_0's signed
 // pairs reach 2 · 128 · 127 and are widened at once.
-template <typename W, LegacyLayout L>
+template <typename W, LegacyLayout L, int>
 INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8_t* a,
                                            __m256i init) {
     if constexpr (L.bytes) {
@@ -129,8 +139,8 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
             }                                                                                \
             _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                            \
                 const Ints sum =                                                             \
-                    blockDot<W, L>(chunk, xs[t]->values.data() + b * kQuantBlockElements,    \
-                                   W::everyLane(-bias * xs[t]->sums[size_t(b)]));            \
+                    blockDot<W, L, T>(chunk, xs[t]->values.data() + b * kQuantBlockElements, \
+                                      W::everyLane(-bias * xs[t]->sums[size_t(b)]));         \
                 acc[t] = W::multiplyAdd(W::multiply(d, W::every(xs[t]->scales[size_t(b)])),  \
                                         W::toFloats(sum), acc[t]);                           \
                 if constexpr (L.minAt != 0)                                                  \
