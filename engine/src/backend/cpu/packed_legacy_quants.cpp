@@ -103,9 +103,11 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
 // T tokens over W's rows (one packed group or two: packed_lanes.h): per block, the integer dot of
 // each (row, token) pair starting at −bias · Σ a, which takes off what the multiplied bytes carry
 // beyond the values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes
-// q + 128). Q4_1 and Q5_1 then add their min m times the block's Σ x (its scaledSums). The fifth
-// bits of Q5 join the nibbles here rather than at pack time, so that the packed copy stays the
-// file's size (packed_rows.h).
+// q + 128): the activations' nibbleBiases (−8 · Σ a) times 1, 2 or 16 — for Q4_0 a broadcast
+// from memory with no arithmetic of its own (its pair tile 334 → 347 Gop/s, Zen 4). Q4_1 and Q5_1
+// then add their min m times the block's Σ x (its scaledSums). The fifth bits of Q5 join the
+// nibbles here rather than at pack time, so that the packed copy stays the file's size
+// (packed_rows.h).
 #define INFERLENS_PACKED_TILE(name, target, q8TakesBiasOff, blockDot)                        \
     template <typename W, LegacyLayout L, int T>                                             \
     target void name(const std::byte* group, int64_t groupBytes,                             \
@@ -138,9 +140,10 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
                 }                                                                            \
             }                                                                                \
             _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                            \
+                const int32_t blockBias = bias / 8 * xs[t]->nibbleBiases[size_t(b)];         \
                 const Ints sum =                                                             \
                     blockDot<W, L, T>(chunk, xs[t]->values.data() + b * kQuantBlockElements, \
-                                      W::everyLane(-bias * xs[t]->sums[size_t(b)]));         \
+                                      W::everyLane(blockBias));                              \
                 acc[t] = W::multiplyAdd(W::multiply(d, W::every(xs[t]->scales[size_t(b)])),  \
                                         W::toFloats(sum), acc[t]);                           \
                 if constexpr (L.minAt != 0)                                                  \

@@ -68,7 +68,7 @@ void QuantizedActivations::quantize(const float* x, int64_t count) {
     const int64_t blockCount = count / kQuantBlockElements;
     scales.resize(size_t(blockCount));
     values.resize(size_t(count));
-    sums.resize(size_t(blockCount));
+    nibbleBiases.resize(size_t(blockCount));
     halfSumBiases.resize(size_t(2 * blockCount));
     scaledSums.resize(size_t(blockCount));
     auto* quantizeOne = quantizeBlock;
@@ -79,7 +79,7 @@ void QuantizedActivations::quantize(const float* x, int64_t count) {
     for (int64_t b = 0; b < blockCount; ++b) {
         const int32_t sum = quantizeOne(x + b * kQuantBlockElements, &scales[size_t(b)],
                                         values.data() + b * kQuantBlockElements);
-        sums[size_t(b)] = sum;
+        nibbleBiases[size_t(b)] = -8 * sum;
         int32_t firstHalf = 0;
         for (int64_t j = 0; j < kQuantBlockElements / 2; ++j)
             firstHalf += values[size_t(b * kQuantBlockElements + j)];

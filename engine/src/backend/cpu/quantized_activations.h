@@ -9,9 +9,10 @@
 namespace inferlens {
 
 struct QuantizedActivations {
-    std::vector<float> scales;           // per block: max|x| / 127 (0 for a block of zeros)
-    std::vector<int8_t> values;          // per element: round(x / scale)
-    std::vector<int32_t> sums;           // per block: Σ values (packed_rows.h's biases need it)
+    std::vector<float> scales;          // per block: max|x| / 127 (0 for a block of zeros)
+    std::vector<int8_t> values;         // per element: round(x / scale)
+    std::vector<int32_t> nibbleBiases;  // per block: −8 · Σ values, the bias of Q4_0's nibbles
+                                        // (packed_legacy_quants.cpp: the others' are multiples)
     std::vector<int32_t> halfSumBiases;  // per 16 values: −32 · their Σ, the bias of packed Q6_K's
                                          // unsigned values (q = value + 32), per scale
     std::vector<float> scaledSums;  // per block: scale · Σ values (the sum the offsets of
