@@ -263,10 +263,11 @@ void writeHfRopeScaling(const ModelConfig& c, nlohmann::json& json) {
     }
 }
 
-nlohmann::json writeHfLlamaLikeConfig(const ModelConfig& c, std::string_view architectures,
-                                      std::string_view modelType, std::string_view torchDtype) {
+nlohmann::json LlamaLayoutArchitecture::writeHfLlamaLikeConfig(const ModelConfig& c,
+                                                               std::string_view architectures,
+                                                               std::string_view torchDtype) const {
     nlohmann::json json{{"architectures", {architectures}},
-                        {"model_type", modelType},
+                        {"model_type", hfModelType()},
                         {"num_hidden_layers", c.layerCount},
                         {"hidden_size", c.hiddenSize},
                         {"num_attention_heads", c.headCount},

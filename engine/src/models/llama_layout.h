@@ -40,6 +40,11 @@ class LlamaLayoutArchitecture : public Architecture {
     // head unless the file says otherwise), the vocabulary, the pairing, and the output layer tied
     // to the token embedding where the file has none of its own.
     ModelConfig readGgufConfig(const GgufFile& file, int64_t vocabSize, RopePairing pairing) const;
+    // config.json with the fields that readHfLlamaLikeConfig reads (head_dim included), the RoPE
+    // parameters (writeHfRopeScaling), bos/eos ids 1 and 2, hfModelType() and `architectures`;
+    // the caller adds its activation and its own keys.
+    nlohmann::json writeHfLlamaLikeConfig(const ModelConfig& config, std::string_view architectures,
+                                          std::string_view torchDtype) const;
 
   private:
     LlamaLayoutOptions options_;
@@ -65,10 +70,5 @@ void requireHfHeadShape(const nlohmann::json& json, const std::string& architect
 void readHfRopeScaling(const nlohmann::json& json, ModelConfig& config, const std::string& file);
 // The reverse, in the 4.x form (which 5.x still reads): rope_theta and rope_scaling.
 void writeHfRopeScaling(const ModelConfig& config, nlohmann::json& json);
-// config.json with the fields that readHfLlamaLikeConfig reads (head_dim included), the RoPE
-// parameters (writeHfRopeScaling), bos/eos ids 1 and 2, and these names; the caller adds its
-// activation and its own keys.
-nlohmann::json writeHfLlamaLikeConfig(const ModelConfig& config, std::string_view architectures,
-                                      std::string_view modelType, std::string_view torchDtype);
 
 }  // namespace inferlens

@@ -208,8 +208,7 @@ class Gemma3Architecture final : public LlamaLayoutArchitecture {
         double scalar = 1.0 / (c.scoreScale() * c.scoreScale());
         if (std::abs(scalar - std::round(scalar)) < 1e-6 * scalar)
             scalar = std::round(scalar);
-        nlohmann::json json =
-            writeHfLlamaLikeConfig(c, "Gemma3ForCausalLM", "gemma3_text", torchDtype);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "Gemma3ForCausalLM", torchDtype);
         json.update(
             {{"hidden_activation", "gelu_pytorch_tanh"},
              {"query_pre_attn_scalar", std::round(scalar) == scalar

@@ -32,7 +32,7 @@ class LlamaArchitecture final : public LlamaLayoutArchitecture {
     }
 
     nlohmann::json hfConfig(const ModelConfig& c, std::string_view torchDtype) const override {
-        nlohmann::json json = writeHfLlamaLikeConfig(c, "LlamaForCausalLM", "llama", torchDtype);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "LlamaForCausalLM", torchDtype);
         json["hidden_act"] = "silu";
         return json;
     }

@@ -39,7 +39,7 @@ class Qwen2Architecture final : public LlamaLayoutArchitecture {
             throw Error("qwen2: Hugging Face's Qwen2 derives head_dim = hidden / heads; " +
                         std::to_string(c.headDim) + " × " + std::to_string(c.headCount) + " ≠ " +
                         std::to_string(c.hiddenSize));
-        nlohmann::json json = writeHfLlamaLikeConfig(c, "Qwen2ForCausalLM", "qwen2", torchDtype);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "Qwen2ForCausalLM", torchDtype);
         json.erase("head_dim");  // derived, as above
         json["hidden_act"] = "silu";
         json["use_sliding_window"] = false;

@@ -37,7 +37,7 @@ class Qwen3Architecture final : public LlamaLayoutArchitecture {
     }
 
     nlohmann::json hfConfig(const ModelConfig& c, std::string_view torchDtype) const override {
-        nlohmann::json json = writeHfLlamaLikeConfig(c, "Qwen3ForCausalLM", "qwen3", torchDtype);
+        nlohmann::json json = writeHfLlamaLikeConfig(c, "Qwen3ForCausalLM", torchDtype);
         json["hidden_act"] = "silu";
         json["attention_bias"] = false;
         json["use_sliding_window"] = false;
