@@ -775,8 +775,9 @@ class TestCpuKernels : public QObject {
     // bit for bit (prefill = decode), and the engine's products the same through the packed and
     // the file layout up to f32 rounding, on any number of threads.
     void packedMatricesAgreeWithinTheActivationRounding() {
-        // 11 tokens: a prefill's pair tile decodes the K-types' super-blocks once from 8 tokens
-        // on (two tiles of 4, then 3 alone); fewer, it decodes as it goes.
+        // 11 tokens: a prefill's K-type tile (AVX-512's pair tile, AVX2's one-group tile)
+        // decodes the super-blocks once from 8 tokens on (two tiles of 4, then 3 alone); fewer,
+        // it decodes as it goes.
         const int64_t rows = 13, tokens = 11;
         for (const DType dtype : kBlockTypes) {
             QVERIFY(!packs(dtype, CpuKernels::Portable));

@@ -90,93 +90,6 @@ void packQ6_K(const std::byte* const* rows, int64_t b, std::byte* out) {
 
 #if defined(__x86_64__)
 
-// A packed Q4_K/Q5_K super-block's per-row factors of sub-block s: scale[s] = d · sc,
-// offset[s] = −dmin · m. (The AVX-512 tile takes the same steps over its W, written out there: a
-// helper for AVX2 code cannot inline 512-bit operations, nor one for AVX-512 run on AVX2.)
-INFERLENS_AVX2 inline void subBlockFactors(const std::byte* block, float (&scale)[8][8],
-                                           float (&offset)[8][8]) {
-    const __m256 d = GroupLanes::halves(block, 0);
-    const __m256 negativeDmin = GroupLanes::negate(GroupLanes::halves(block + 16, 0));
-#pragma GCC unroll 8
-    for (int s = 0; s < 8; ++s) {
-        _mm256_store_ps(scale[s],
-                        _mm256_mul_ps(d, GroupLanes::unsignedBytes(block + 32 + 8 * s, 0)));
-        _mm256_store_ps(offset[s], _mm256_mul_ps(negativeDmin,
-                                                 GroupLanes::unsignedBytes(block + 96 + 8 * s, 0)));
-    }
-}
-
-// Sub-block s's part of a (row, token) accumulator, in the order the AVX-512 tile keeps too: the
-// integer dot scaled, then the offset.
-INFERLENS_AVX2 inline __m256 addSubBlock(__m256 acc, const float (&scale)[8][8],
-                                         const float (&offset)[8][8], int s,
-                                         const QuantizedActivations& x, size_t sub, __m256i dot) {
-    acc = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_load_ps(scale[s]), _mm256_set1_ps(x.scales[sub])),
-                          _mm256_cvtepi32_ps(dot), acc);
-    return _mm256_fmadd_ps(_mm256_load_ps(offset[s]), _mm256_set1_ps(x.scaledSums[sub]), acc);
-}
-
-// AVX2: a sub-block at a time, its chunks decoded into registers once for the tile's tokens and
-// each token's dot kept as int16 pair sums (nibblePairSums) over as many chunks as fit: all 8 of
-// 4-bit values, then 4 and 4 of Q5_K's 5-bit ones, which keeps 4 chunks in registers instead of 8
-// (GCC spilled them beside 4 tokens' accumulators). A pair of sub-blocks at once, as the VNNI tile
-// below does, needs more accumulators per token than AVX2's 16 registers hold. TinyLlama-shaped
-// matrix, one core, bench_packed_products: Q4_K 105 → 145 Gop/s, Q5_K 110 → 119. `fifth`: Q5_K,
-// whose fifth bits join the nibbles.
-template <bool fifth, int T>
-INFERLENS_AVX2 void q4kAvx2(const std::byte* group, int64_t, const QuantizedActivations* const* xs,
-                            int64_t blocks, float* out, int stride) {
-    constexpr int kChunks = fifth ? kPairSumChunks : 2 * kPairSumChunks;
-    __m256 acc[T];
-#pragma GCC unroll 4
-    for (int t = 0; t < T; ++t)
-        acc[t] = _mm256_setzero_ps();
-    for (int64_t b = 0; b < blocks; ++b) {
-        const std::byte* block = group + b * kPackedBytes<fifth>;
-        if constexpr (T == 1)
-            prefetchForDecode(block, kPackedBytes<fifth>);
-        alignas(32) float scale[8][8], offset[8][8];
-        subBlockFactors(block, scale, offset);
-        const auto* nibbles = reinterpret_cast<const __m256i*>(block + packedNibblesAt(fifth));
-        const auto* fifthBitWords = reinterpret_cast<const __m256i*>(block + 160);
-#pragma GCC unroll 8
-        for (int s = 0; s < 8; ++s) {
-            const size_t sub = size_t(8 * b + s);
-            __m256i dot[T];
-#pragma GCC unroll 4
-            for (int t = 0; t < T; ++t)
-                dot[t] = _mm256_setzero_si256();
-#pragma GCC unroll 2
-            for (int first = 0; first < 8; first += kChunks) {
-                __m256i chunk[kChunks];
-#pragma GCC unroll 8
-                for (int k = 0; k < kChunks; ++k) {
-                    const __m256i bytes = _mm256_loadu_si256(nibbles + 8 * (s / 2) + first + k);
-                    chunk[k] = _mm256_and_si256(s % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4),
-                                                _mm256_set1_epi8(0x0f));
-                    if constexpr (fifth)
-                        chunk[k] = _mm256_or_si256(
-                            chunk[k], GroupLanes::fifthBits(
-                                          _mm256_loadu_si256(fifthBitWords + first + k), s));
-                }
-#pragma GCC unroll 4
-                for (int t = 0; t < T; ++t) {
-                    const int8_t* a = xs[t]->values.data() + sub * 32 + 4 * first;
-                    __m256i pairs = _mm256_setzero_si256();
-#pragma GCC unroll 8
-                    for (int k = 0; k < kChunks; ++k)
-                        pairs = nibblePairSums(pairs, chunk[k], GroupLanes::broadcast4(a + 4 * k));
-                    dot[t] = _mm256_add_epi32(dot[t], widenPairSums(pairs));
-                    if (first + kChunks == 8)
-                        acc[t] = addSubBlock(acc[t], scale, offset, s, *xs[t], sub, dot[t]);
-                }
-            }
-        }
-    }
-    for (int t = 0; t < T; ++t)
-        GroupLanes::storeRows(acc[t], out + t * stride);
-}
-
 // What the packed sources below share: a group's (or a pair of groups') packed super-blocks of
 // `blockBytes` each, `groupBytes` apart for a pair.
 template <int64_t blockBytes>
@@ -188,6 +101,175 @@ struct PackedSuperBlocks {
     const std::byte* block(int64_t b) const { return group + b * blockBytes; }
     void prefetch(int64_t b) const { prefetchForDecode(block(b), blockBytes, groupBytes); }
 };
+
+// Where the AVX2 tiles take a super-block's values from: decoded from one group's packed copy as
+// they go (PackedQ4kAvx2, PackedQ6kAvx2), or read back from a copy decoded once for a prefill's
+// block of tokens (DecodedAvx2, below). chunk(b, s, k): chunk k of sub-block s's values, the 8
+// rows' bytes 4k … 4k + 3 side by side. (The AVX-512 sources, further down, take the same steps
+// over their W, written out there: a helper for AVX2 code cannot inline 512-bit operations, nor
+// one for AVX-512 run on AVX2.)
+//
+// Q4_K/Q5_K: factors(b, buffer) writes, per row lane, buffer[8s …] = d · sc and buffer[64 + 8s …]
+// = −dmin · m of sub-block s, and returns it. kPairSumGroup: the chunks whose int16 pair sums fit
+// in one accumulator (nibblePairSums): all 8 of 4-bit values, 4 of Q5_K's 5-bit ones.
+template <bool fifth>
+struct PackedQ4kAvx2 : PackedSuperBlocks<kPackedBytes<fifth>> {
+    static constexpr int kPairSumGroup = fifth ? kPairSumChunks : 2 * kPairSumChunks;
+    static constexpr int64_t kFactorFloats = 16 * kPackedRows;
+    using PackedSuperBlocks<kPackedBytes<fifth>>::block;
+
+    INFERLENS_AVX2 const float* factors(int64_t b, float* buffer) const {
+        const std::byte* at = block(b);
+        const __m256 d = GroupLanes::halves(at, 0);
+        const __m256 negativeDmin = GroupLanes::negate(GroupLanes::halves(at + 16, 0));
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) {
+            _mm256_store_ps(buffer + 8 * s,
+                            _mm256_mul_ps(d, GroupLanes::unsignedBytes(at + 32 + 8 * s, 0)));
+            _mm256_store_ps(
+                buffer + 64 + 8 * s,
+                _mm256_mul_ps(negativeDmin, GroupLanes::unsignedBytes(at + 96 + 8 * s, 0)));
+        }
+        return buffer;
+    }
+    INFERLENS_AVX2 __m256i chunk(int64_t b, int s, int k) const {
+        const std::byte* at = block(b);
+        const __m256i bytes =
+            GroupLanes::load(at + packedNibblesAt(fifth) + 256 * (s / 2) + 32 * k, 0);
+        const __m256i nibbles = _mm256_and_si256(s % 2 == 0 ? bytes : _mm256_srli_epi16(bytes, 4),
+                                                 _mm256_set1_epi8(0x0f));
+        if constexpr (fifth)
+            return _mm256_or_si256(
+                nibbles, GroupLanes::fifthBits(GroupLanes::load(at + 160 + 32 * k, 0), s));
+        return nibbles;
+    }
+};
+
+// Q6_K: the tile reads each super-block's d and scales from block(b) itself (a few instructions
+// per sub-block and 4 tokens); chunk gives the unsigned 6-bit values q = value + 32.
+struct PackedQ6kAvx2 : PackedSuperBlocks<kPackedQ6_KBytes> {
+    static constexpr int64_t kFactorFloats = 0;
+
+    INFERLENS_AVX2 __m256i chunk(int64_t b, int sub, int i) const {
+        const int h = sub / 4, k = sub % 4;
+        const std::byte* half = block(b) + 144 + h * (16 + 8) * 32;
+        const __m256i low = GroupLanes::load(half + 32 * (8 * (k % 2) + i), 0);
+        const __m256i high = GroupLanes::load(half + 32 * (16 + i), 0);
+        const __m256i highBits =
+            k < 2 ? _mm256_slli_epi16(high, 4 - 2 * k) : _mm256_srli_epi16(high, 2 * k - 4);
+        return _mm256_or_si256(
+            _mm256_and_si256(k < 2 ? low : _mm256_srli_epi16(low, 4), _mm256_set1_epi8(0x0f)),
+            _mm256_and_si256(highBits, _mm256_set1_epi8(0x30)));
+    }
+};
+
+// One group's super-blocks decoded once from the packed copy (`Packed`: PackedQ4kAvx2 or
+// PackedQ6kAvx2): per super-block Packed's factors, then its 64 chunks. What an AVX2 prefill's
+// tile reads for every 4 tokens of its block instead of unpacking the nibbles and high bits again
+// each time, as the AVX-512 pair tiles do (Decoded): the same values, so the same sums.
+template <typename Packed>
+struct DecodedAvx2 {
+    using Source = Packed;
+    static constexpr bool kPrefetch = false;
+    static constexpr int kPairSumGroup = Packed::kPairSumGroup;
+    static constexpr int64_t kFactorBytes = Packed::kFactorFloats * 4;
+    static constexpr int64_t kBlockBytes = kFactorBytes + 64 * 32;
+    Packed packed;  // what the tile still reads from the packed copy (Q6_K's scales)
+    const std::byte* decoded;
+
+    const std::byte* block(int64_t b) const { return packed.block(b); }
+    void prefetch(int64_t) const {}
+    const float* factors(int64_t b, float*) const {
+        return reinterpret_cast<const float*>(decoded + b * kBlockBytes);
+    }
+    INFERLENS_AVX2 __m256i chunk(int64_t b, int s, int k) const {
+        return _mm256_load_si256(reinterpret_cast<const __m256i*>(decoded + b * kBlockBytes +
+                                                                  kFactorBytes + 32 * (8 * s + k)));
+    }
+
+    INFERLENS_AVX2 static void decode(const Packed& packed, int64_t blocks, std::byte* decoded) {
+        for (int64_t b = 0; b < blocks; ++b) {
+            std::byte* block = decoded + b * kBlockBytes;
+            if constexpr (kFactorBytes != 0)
+                packed.factors(b, reinterpret_cast<float*>(block));
+            for (int s = 0; s < 8; ++s)
+                for (int k = 0; k < 8; ++k)
+                    _mm256_store_si256(
+                        reinterpret_cast<__m256i*>(block + kFactorBytes + 32 * (8 * s + k)),
+                        packed.chunk(b, s, k));
+        }
+    }
+};
+
+// Sub-block s's part of a (row, token) accumulator, in the order the AVX-512 tile keeps too: the
+// integer dot scaled, then the offset.
+INFERLENS_AVX2 inline __m256 addSubBlock(__m256 acc, const float* factors, int s,
+                                         const QuantizedActivations& x, size_t sub, __m256i dot) {
+    acc = _mm256_fmadd_ps(
+        _mm256_mul_ps(_mm256_load_ps(factors + 8 * s), _mm256_set1_ps(x.scales[sub])),
+        _mm256_cvtepi32_ps(dot), acc);
+    return _mm256_fmadd_ps(_mm256_load_ps(factors + 64 + 8 * s), _mm256_set1_ps(x.scaledSums[sub]),
+                           acc);
+}
+
+// AVX2: a sub-block at a time, its chunks in registers once for the tile's tokens and each token's
+// dot kept as int16 pair sums (nibblePairSums) over as many chunks as fit (Source::kPairSumGroup),
+// which keeps 4 chunks of Q5_K's in registers instead of 8 (GCC spilled them beside 4 tokens'
+// accumulators). A pair of sub-blocks at once, as the VNNI tile below does, needs more
+// accumulators per token than AVX2's 16 registers hold. TinyLlama-shaped matrix, one core,
+// bench_packed_products: Q4_K 105 → 145 Gop/s, Q5_K 110 → 119. `Source`: PackedQ4kAvx2 or
+// DecodedAvx2 of it, the same values either way; decoded once, a prefill's Q5_K 123 → 156 Gop/s
+// and Q6_K 98 → 122 (AMD Zen 3, best of 3 × 9 runs; Q4_K's nibbles cost about as much to load
+// as to unpack: 150 either way).
+template <typename Source, int T>
+INFERLENS_AVX2 void q4kAvx2Tile(const Source& source, const QuantizedActivations* const* xs,
+                                int64_t blocks, float* out, int stride) {
+    constexpr int kChunks = Source::kPairSumGroup;
+    __m256 acc[T];
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t)
+        acc[t] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < blocks; ++b) {
+        if constexpr (T == 1 && Source::kPrefetch)
+            source.prefetch(b);
+        alignas(32) float buffer[16 * kPackedRows];
+        const float* factors = source.factors(b, buffer);
+#pragma GCC unroll 8
+        for (int s = 0; s < 8; ++s) {
+            const size_t sub = size_t(8 * b + s);
+            __m256i dot[T];
+#pragma GCC unroll 4
+            for (int t = 0; t < T; ++t)
+                dot[t] = _mm256_setzero_si256();
+#pragma GCC unroll 2
+            for (int first = 0; first < 8; first += kChunks) {
+                __m256i chunk[kChunks];
+#pragma GCC unroll 8
+                for (int k = 0; k < kChunks; ++k)
+                    chunk[k] = source.chunk(b, s, first + k);
+#pragma GCC unroll 4
+                for (int t = 0; t < T; ++t) {
+                    const int8_t* a = xs[t]->values.data() + sub * 32 + 4 * first;
+                    __m256i pairs = _mm256_setzero_si256();
+#pragma GCC unroll 8
+                    for (int k = 0; k < kChunks; ++k)
+                        pairs = nibblePairSums(pairs, chunk[k], GroupLanes::broadcast4(a + 4 * k));
+                    dot[t] = _mm256_add_epi32(dot[t], widenPairSums(pairs));
+                    if (first + kChunks == 8)
+                        acc[t] = addSubBlock(acc[t], factors, s, *xs[t], sub, dot[t]);
+                }
+            }
+        }
+    }
+    for (int t = 0; t < T; ++t)
+        GroupLanes::storeRows(acc[t], out + t * stride);
+}
+
+template <bool fifth, int T>
+INFERLENS_AVX2 void q4kAvx2(const std::byte* group, int64_t, const QuantizedActivations* const* xs,
+                            int64_t blocks, float* out, int stride) {
+    q4kAvx2Tile<PackedQ4kAvx2<fifth>, T>(PackedQ4kAvx2<fifth>{{group, 0}}, xs, blocks, out, stride);
+}
 
 // Where an AVX-512 Q4_K/Q5_K tile takes a super-block's values from: decoded from the packed
 // copy as it goes (PackedQ4k), or read back from a copy decoded once for a prefill's block of
@@ -311,72 +393,65 @@ INFERLENS_AVX512 void q4kAvx512(const std::byte* group, int64_t groupBytes,
 // 32 · Σ a of each group, scaled the same way, comes off in integers (the scaled dot of a
 // sub-block stays below 2³¹; beyond 2²⁴ its conversion rounds, as any f32 sum does). One
 // bench_packed_products matrix, one core: 72 → 105 Gop/s.
-template <int T>
-INFERLENS_AVX2 void q6kAvx2(const std::byte* group, int64_t, const QuantizedActivations* const* xs,
-                            int64_t blocks, float* out, int stride) {
+// `Source`: PackedQ6kAvx2 or DecodedAvx2 of it.
+template <typename Source, int T>
+INFERLENS_AVX2 void q6kAvx2Tile(const Source& source, const QuantizedActivations* const* xs,
+                                int64_t blocks, float* out, int stride) {
     __m256 acc[T];
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t)
         acc[t] = _mm256_setzero_ps();
     for (int64_t b = 0; b < blocks; ++b) {
-        const std::byte* block = group + b * kPackedQ6_KBytes;
-        if constexpr (T == 1)
-            prefetchForDecode(block, kPackedQ6_KBytes);
+        if constexpr (T == 1 && Source::kPrefetch)
+            source.prefetch(b);
+        const std::byte* block = source.block(b);
         const __m256 d = GroupLanes::halves(block, 0);
-#pragma GCC unroll 2
-        for (int h = 0; h < 2; ++h) {
-            const std::byte* half = block + 144 + h * (16 + 8) * 32;
-            const auto* chunks = reinterpret_cast<const __m256i*>(half);
-#pragma GCC unroll 4
-            for (int k = 0; k < 4; ++k) {
-                const int sub = 4 * h + k;
-                // Row j's lane: its two group scales as int16 (first, second), and each doubled.
-                const __m128i scales =
-                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 + 16 * sub));
-                const __m128i second = _mm_srli_si128(scales, 8);
-                const __m256i bothScales = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(scales, second));
-                const __m256i groupScale[2] = {
-                    _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(scales, scales)),
-                    _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(second, second))};
-                __m256i q[8];
 #pragma GCC unroll 8
-                for (int i = 0; i < 8; ++i) {
-                    const __m256i low = _mm256_loadu_si256(chunks + 8 * (k % 2) + i);
-                    const __m256i high = _mm256_loadu_si256(chunks + 16 + i);
-                    const __m256i highBits = k < 2 ? _mm256_slli_epi16(high, 4 - 2 * k)
-                                                   : _mm256_srli_epi16(high, 2 * k - 4);
-                    q[i] = _mm256_or_si256(_mm256_and_si256(k < 2 ? low : _mm256_srli_epi16(low, 4),
-                                                            _mm256_set1_epi8(0x0f)),
-                                           _mm256_and_si256(highBits, _mm256_set1_epi8(0x30)));
-                }
+        for (int sub = 0; sub < 8; ++sub) {
+            // Row j's lane: its two group scales as int16 (first, second), and each doubled.
+            const __m128i scales =
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 16 + 16 * sub));
+            const __m128i second = _mm_srli_si128(scales, 8);
+            const __m256i bothScales = _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(scales, second));
+            const __m256i groupScale[2] = {_mm256_cvtepi8_epi16(_mm_unpacklo_epi8(scales, scales)),
+                                           _mm256_cvtepi8_epi16(_mm_unpacklo_epi8(second, second))};
+            __m256i q[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; ++i)
+                q[i] = source.chunk(b, sub, i);
 #pragma GCC unroll 4
-                for (int t = 0; t < T; ++t) {
-                    const size_t at = size_t(8 * b + sub);
-                    const int8_t* a = xs[t]->values.data() + at * 32;
-                    __m256i dot = _mm256_setzero_si256();
+            for (int t = 0; t < T; ++t) {
+                const size_t at = size_t(8 * b + sub);
+                const int8_t* a = xs[t]->values.data() + at * 32;
+                __m256i dot = _mm256_setzero_si256();
 #pragma GCC unroll 4
-                    for (int i = 0; i < 8; i += 2) {
-                        const __m256i pairs = _mm256_add_epi16(
-                            _mm256_maddubs_epi16(q[i], GroupLanes::broadcast4(a + 4 * i)),
-                            _mm256_maddubs_epi16(q[i + 1], GroupLanes::broadcast4(a + 4 * i + 4)));
-                        dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, groupScale[i / 4]));
-                    }
-                    // The two groups' Σ a, negated (their biases / 32: exact), as int16.
-                    const __m128i halfSums = _mm_srai_epi32(
-                        _mm_loadl_epi64(
-                            reinterpret_cast<const __m128i*>(xs[t]->halfSumBiases.data() + 2 * at)),
-                        5);
-                    const __m256i bias = _mm256_madd_epi16(
-                        bothScales, _mm256_broadcastd_epi32(_mm_packs_epi32(halfSums, halfSums)));
-                    dot = _mm256_add_epi32(dot, _mm256_slli_epi32(bias, 5));
-                    acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[at])),
-                                             _mm256_cvtepi32_ps(dot), acc[t]);
+                for (int i = 0; i < 8; i += 2) {
+                    const __m256i pairs = _mm256_add_epi16(
+                        _mm256_maddubs_epi16(q[i], GroupLanes::broadcast4(a + 4 * i)),
+                        _mm256_maddubs_epi16(q[i + 1], GroupLanes::broadcast4(a + 4 * i + 4)));
+                    dot = _mm256_add_epi32(dot, _mm256_madd_epi16(pairs, groupScale[i / 4]));
                 }
+                // The two groups' Σ a, negated (their biases / 32: exact), as int16.
+                const __m128i halfSums = _mm_srai_epi32(
+                    _mm_loadl_epi64(
+                        reinterpret_cast<const __m128i*>(xs[t]->halfSumBiases.data() + 2 * at)),
+                    5);
+                const __m256i bias = _mm256_madd_epi16(
+                    bothScales, _mm256_broadcastd_epi32(_mm_packs_epi32(halfSums, halfSums)));
+                dot = _mm256_add_epi32(dot, _mm256_slli_epi32(bias, 5));
+                acc[t] = _mm256_fmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(xs[t]->scales[at])),
+                                         _mm256_cvtepi32_ps(dot), acc[t]);
             }
         }
     }
     for (int t = 0; t < T; ++t)
         GroupLanes::storeRows(acc[t], out + t * stride);
+}
+
+template <int T>
+INFERLENS_AVX2 void q6kAvx2(const std::byte* group, int64_t, const QuantizedActivations* const* xs,
+                            int64_t blocks, float* out, int stride) {
+    q6kAvx2Tile<PackedQ6kAvx2, T>(PackedQ6kAvx2{{group, 0}}, xs, blocks, out, stride);
 }
 
 // Where an AVX-512 Q6_K tile takes a super-block's values from, as for Q4_K (PackedQ4k): per row
@@ -488,11 +563,13 @@ INFERLENS_AVX512 void q6kAvx512(const std::byte* group, int64_t groupBytes,
 template <typename Packed>
 struct Decoded {
     using W = GroupPairLanes;
+    using Source = Packed;
     static constexpr bool kPrefetch = false;
     static constexpr int64_t kFactorBytes = 16 * W::kRows * 4;
     static constexpr int64_t kUnitBytes = Packed::kVectors * 64;
     static constexpr int64_t kBlockBytes =
         kFactorBytes + Packed::kOuter * Packed::kInner * kUnitBytes;
+    Packed packed;
     const std::byte* decoded;
 
     INFERLENS_AVX512 const float* factors(int64_t b, float*) const {
@@ -546,32 +623,42 @@ template <typename Decoded>
 using DecodedTile = void (*)(const Decoded& source, const QuantizedActivations* const* xs,
                              int64_t blocks, float* out, int stride);
 
-// A pair of groups against a prefill's block of tokens: their super-blocks decoded once
-// (Decoded<Packed>::decode), then read back for every 4 tokens (decodedMany) and each token
-// left (decodedOne), instead of each tile unpacking them again, the next pair prefetched along the
-// way (tokenTilesOfPair); below kDecodeOnceTokens, the tiles that decode as they go (many, one).
-// The same values either way: the same sums.
-template <typename Packed, RegisterTile many, RegisterTile one,
-          DecodedTile<Decoded<Packed>> decodedMany, DecodedTile<Decoded<Packed>> decodedOne>
-void decodedPairs(const std::byte* group, int64_t groupBytes, const QuantizedActivations* const* xs,
+// A group (groupBytes 0: the AVX2 tiles) or a pair of groups (AVX-512) against a prefill's block
+// of tokens: their super-blocks decoded once (`D`: DecodedAvx2 or Decoded of a packed source),
+// then read back for every 4 tokens (decodedMany) and each token left (decodedOne), instead of
+// each tile unpacking them again, the next pair prefetched along the way (tokenTilesOfPair);
+// below kDecodeOnceTokens, the tiles that decode as they go (many, one). The same values either
+// way: the same sums.
+template <typename D, RegisterTile many, RegisterTile one, DecodedTile<D> decodedMany,
+          DecodedTile<D> decodedOne>
+void decodedTiles(const std::byte* group, int64_t groupBytes, const QuantizedActivations* const* xs,
                   int tokenCount, int64_t blocks, float* out) {
     if (tokenCount < kDecodeOnceTokens)
         return anyTokensOfPair<many, one>(group, groupBytes, xs, tokenCount, blocks, out);
-    std::byte* buffer = decodeBuffer(blocks * Decoded<Packed>::kBlockBytes);
-    Decoded<Packed>::decode(Packed{group, groupBytes}, blocks, buffer);
-    const Decoded<Packed> decoded{buffer};
+    std::byte* buffer = decodeBuffer(blocks * D::kBlockBytes);
+    const typename D::Source packed{{group, groupBytes}};
+    D::decode(packed, blocks, buffer);
+    const D decoded{packed, buffer};
+    const int rows = (groupBytes != 0 ? 2 : 1) * kPackedRows;
     tokenTilesOfPair(group, groupBytes, tokenCount, [&](int t, bool four) {
-        (four ? decodedMany : decodedOne)(decoded, xs + t, blocks, out + t * GroupPairLanes::kRows,
-                                          GroupPairLanes::kRows);
+        (four ? decodedMany : decodedOne)(decoded, xs + t, blocks, out + t * rows, rows);
     });
+}
+template <typename D, RegisterTile many, RegisterTile one, DecodedTile<D> decodedMany,
+          DecodedTile<D> decodedOne>
+void decodedGroup(const std::byte* group, const QuantizedActivations* const* xs, int tokenCount,
+                  int64_t blocks, float* out) {
+    decodedTiles<D, many, one, decodedMany, decodedOne>(group, 0, xs, tokenCount, blocks, out);
 }
 
 template <bool fifth>
 PackedTile q4kTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
         return anyTokens<q4kAvx512<GroupLanes, fifth, 4>, q4kAvx512<GroupLanes, fifth, 1>>;
+    using Q4k = DecodedAvx2<PackedQ4kAvx2<fifth>>;
     if (kernels == CpuKernels::Avx2)
-        return anyTokens<q4kAvx2<fifth, 4>, q4kAvx2<fifth, 1>>;
+        return decodedGroup<Q4k, q4kAvx2<fifth, 4>, q4kAvx2<fifth, 1>, q4kAvx2Tile<Q4k, 4>,
+                            q4kAvx2Tile<Q4k, 1>>;
     return nullptr;
 }
 template <bool fifth>
@@ -579,22 +666,23 @@ PackedPairTile q4kPairTile(CpuKernels kernels) {
     using W = GroupPairLanes;
     using Q4k = PackedQ4k<W, fifth>;
     if (kernels == CpuKernels::Avx512)
-        return decodedPairs<Q4k, q4kAvx512<W, fifth, 4>, q4kAvx512<W, fifth, 1>,
+        return decodedTiles<Decoded<Q4k>, q4kAvx512<W, fifth, 4>, q4kAvx512<W, fifth, 1>,
                             q4kAvx512Tile<W, Decoded<Q4k>, 4>, q4kAvx512Tile<W, Decoded<Q4k>, 1>>;
     return nullptr;
 }
 PackedTile q6kTile(CpuKernels kernels) {
     if (kernels == CpuKernels::Avx512)
         return anyTokens<q6kAvx512<GroupLanes, 4>, q6kAvx512<GroupLanes, 1>>;
+    using Q6k = DecodedAvx2<PackedQ6kAvx2>;
     if (kernels == CpuKernels::Avx2)
-        return anyTokens<q6kAvx2<4>, q6kAvx2<1>>;
+        return decodedGroup<Q6k, q6kAvx2<4>, q6kAvx2<1>, q6kAvx2Tile<Q6k, 4>, q6kAvx2Tile<Q6k, 1>>;
     return nullptr;
 }
 PackedPairTile q6kPairTile(CpuKernels kernels) {
     using W = GroupPairLanes;
     using Q6k = PackedQ6k<W>;
     if (kernels == CpuKernels::Avx512)
-        return decodedPairs<Q6k, q6kAvx512<W, 4>, q6kAvx512<W, 1>,
+        return decodedTiles<Decoded<Q6k>, q6kAvx512<W, 4>, q6kAvx512<W, 1>,
                             q6kAvx512Tile<W, Decoded<Q6k>, 4>, q6kAvx512Tile<W, Decoded<Q6k>, 1>>;
     return nullptr;
 }
