@@ -110,6 +110,39 @@ INFERLENS_AVX512 inline __m512 exponential(__m512 x) {
 }
 #pragma GCC diagnostic pop
 
+// 2^k for integers −126 ≤ k ≤ 127, from its exponent bits.
+INFERLENS_AVX2 inline __m256 powerOfTwo(__m256i k) {
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
+}
+
+// The same e^x on AVX2's 8 lanes, step for step, but for the last: without vscalefps, 2ⁿ comes as
+// two powers of two written into the exponent bits, 2^⌊n/2⌋ and 2^(n − ⌊n/2⌋) (each a normal
+// float, |n| ≤ 159 after the clamp), multiplied in turn: the first product is exact, the second
+// rounds once, as vscalefps does — infinities and subnormals at the ends of the range included.
+INFERLENS_AVX2 inline __m256 exponential(__m256 x) {
+    x = _mm256_min_ps(_mm256_set1_ps(110.0f), _mm256_max_ps(_mm256_set1_ps(-110.0f), x));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606820309417e-06f), r);
+    constexpr float kTaylor[] = {1.0f / 5040, 1.0f / 720, 1.0f / 120, 1.0f / 24,
+                                 1.0f / 6,    1.0f / 2,   1.0f,       1.0f};
+    __m256 p = _mm256_set1_ps(kTaylor[0]);
+#pragma GCC unroll 8
+    for (int i = 1; i < 8; ++i)
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kTaylor[i]));
+    const __m256i whole = _mm256_cvtps_epi32(n);
+    const __m256i half = _mm256_srai_epi32(whole, 1);
+    return _mm256_mul_ps(_mm256_mul_ps(p, powerOfTwo(half)),
+                         powerOfTwo(_mm256_sub_epi32(whole, half)));
+}
+
+// All-ones in the first `count` (0…8) of 8 int32 lanes: the mask of a vector tail's masked loads.
+INFERLENS_AVX2 inline __m256i firstLanes(int64_t count) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(count < 8 ? count : 8)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 // A block's fp16 scale (its first two bytes), in one instruction.
 INFERLENS_AVX2 inline float halfScale(const std::byte* block) {
     uint16_t bits;
