@@ -46,76 +46,94 @@ void packBlock(const std::byte* const* rows, int64_t b, std::byte* out) {
 
 #if defined(__x86_64__)
 
-// Q8_0's chunk (biased weights u = q + 128) times activation bytes: VNNI multiplies unsigned by
-// signed bytes directly (W::dot); AVX2's two-instruction version would saturate on 255 · 127
-// pairs, so it takes the signed weights back and moves their signs onto the activations — and so
-// the 128 off.
-INFERLENS_AVX2 inline __m256i q8Products(__m256i acc, __m256i u, __m256i a) {
-    const __m256i q = _mm256_xor_si256(u, _mm256_set1_epi8(char(0x80)));
-    return _mm256_add_epi32(acc,
-                            simd::multiplyBytes(_mm256_sign_epi8(q, q), _mm256_sign_epi8(a, q)));
+// Every token's integer dot of one packed block with its activation bytes, per row lane, into
+// sums[t], starting at −bias · Σ a, which takes off what the multiplied bytes carry beyond the
+// values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes q + 128): the
+// activations' nibbleBiases (−8 · Σ a) times 1, 2 or 16 — for Q4_0 a broadcast from memory with
+// no arithmetic of its own (its pair tile 334 → 347 Gop/s, Zen 4). Integer sums are exact, so any
+// order gives the same result (and a decode step the same as a prefill); the tile's token count
+// T may set how.
+template <LegacyLayout L>
+int32_t biasOf(const QuantizedActivations* x, int64_t b) {
+    return L.bias / 8 * x->nibbleBiases[size_t(b)];
 }
 
-// The integer dot of one packed block with a token's activation bytes, per row lane, added to
-// `init`. Integer sums are exact, so any order gives the same result (and a decode step the same
-// as a prefill); the tile's token count T may set how. VNNI: for one token, four independent
-// chains of one instruction per chunk, so that a decode step is not bound by the latency of one
-// chain; for each of four tokens two, eight chains in flight with fewer adds to join them
-// (bench_packed_products, Zen 4: the pair tile +4–6 %, one group +5 %; one chain each was
-// latency-bound, 6 % slower than four).
+// VNNI: for one token, four independent chains of one instruction per chunk, so that a decode
+// step is not bound by the latency of one chain; for each of four tokens two, eight chains in
+// flight with fewer adds to join them (bench_packed_products, Zen 4: the pair tile +4–6 %, one
+// group +5 %; one chain each was latency-bound, 6 % slower than four).
 template <typename W, LegacyLayout L, int T>
-INFERLENS_AVX512 inline typename W::Ints blockDotVnni(const typename W::Ints (&chunk)[8],
-                                                      const int8_t* a, typename W::Ints init) {
+INFERLENS_AVX512 inline void blockDotsVnni(const typename W::Ints (&chunk)[8],
+                                           const QuantizedActivations* const* xs, int64_t b,
+                                           typename W::Ints (&sums)[T]) {
     constexpr int chains = T == 1 ? 4 : 2;
-    typename W::Ints dot[chains];
-    dot[0] = init;
-    for (int i = 1; i < chains; ++i)
-        dot[i] = W::zeroInts();
+#pragma GCC unroll 4
+    for (int t = 0; t < T; ++t) {
+        const int8_t* a = xs[t]->values.data() + b * kQuantBlockElements;
+        typename W::Ints dot[chains];
+        dot[0] = W::everyLane(biasOf<L>(xs[t], b));
+        for (int i = 1; i < chains; ++i)
+            dot[i] = W::zeroInts();
 #pragma GCC unroll 8
-    for (int k = 0; k < 8; ++k)
-        dot[k % chains] = W::dot(dot[k % chains], chunk[k], W::broadcast4(a + 4 * k));
-    if constexpr (chains == 4)
-        return W::add(W::add(dot[0], dot[1]), W::add(dot[2], dot[3]));
-    else
-        return W::add(dot[0], dot[1]);
+        for (int k = 0; k < 8; ++k)
+            dot[k % chains] = W::dot(dot[k % chains], chunk[k], W::broadcast4(a + 4 * k));
+        if constexpr (chains == 4)
+            sums[t] = W::add(W::add(dot[0], dot[1]), W::add(dot[2], dot[3]));
+        else
+            sums[t] = W::add(dot[0], dot[1]);
+    }
 }
 
 // AVX2 (W: GroupLanes): the nibbles' pair sums in int16 for a group of chunks, widened once per
 // group (nibblePairSums, packed_formats.h): eight chunks of 4-bit values (2 · 15 · 127 · 8 <
-// 2¹⁵), four with Q5's fifth bit — 10 or 12 multiplies per block instead of 16. Q8_0's signed
-// pairs reach 2 · 128 · 127 and are widened at once.
-template <typename W, LegacyLayout L, int>
-INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8_t* a,
-                                           __m256i init) {
+// 2¹⁵), four with Q5's fifth bit — 10 or 12 multiplies per block instead of 16. Q8_0's biased
+// bytes u = q + 128 would saturate the two-instruction multiply on 255 · 127 pairs, so it takes
+// the signed weights back and moves their signs onto the activations (no bias then), chunk by
+// chunk for all the tokens: each chunk's q and |q| are two registers while they serve every
+// token, where token by token the eight chunks' sixteen had spilled to the stack (TinyLlama
+// Q8_0, 128-token prompt, one AMD Zen 3 core, alternating: 40.6–44.2 → 48.9–52.8 tokens/s).
+template <typename W, LegacyLayout L, int T>
+INFERLENS_AVX2 inline void blockDotsAvx2(const __m256i (&chunk)[8],
+                                         const QuantizedActivations* const* xs, int64_t b,
+                                         __m256i (&sums)[T]) {
+    const auto activations = [&](int t) { return xs[t]->values.data() + b * kQuantBlockElements; };
     if constexpr (L.bytes) {
-        __m256i dot[4] = {init, _mm256_setzero_si256(), _mm256_setzero_si256(),
-                          _mm256_setzero_si256()};
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t)
+            sums[t] = _mm256_setzero_si256();
 #pragma GCC unroll 8
-        for (int k = 0; k < 8; ++k)
-            dot[k % 4] = q8Products(dot[k % 4], chunk[k], GroupLanes::broadcast4(a + 4 * k));
-        return _mm256_add_epi32(_mm256_add_epi32(dot[0], dot[1]), _mm256_add_epi32(dot[2], dot[3]));
+        for (int k = 0; k < 8; ++k) {
+            const __m256i q = _mm256_xor_si256(chunk[k], _mm256_set1_epi8(char(0x80)));
+            const __m256i magnitudes = _mm256_sign_epi8(q, q);
+#pragma GCC unroll 4
+            for (int t = 0; t < T; ++t) {
+                const __m256i a = GroupLanes::broadcast4(activations(t) + 4 * k);
+                sums[t] = _mm256_add_epi32(sums[t],
+                                           simd::multiplyBytes(magnitudes, _mm256_sign_epi8(a, q)));
+                simd::keepInRegister(sums[t]);
+            }
+        }
     } else {
-        return nibbleDotAvx2 < L.highAt != 0 ? kPairSumChunks
-                                             : 2 * kPairSumChunks > (chunk, a, init);
+        constexpr int group = L.highAt != 0 ? kPairSumChunks : 2 * kPairSumChunks;
+#pragma GCC unroll 4
+        for (int t = 0; t < T; ++t)
+            sums[t] = nibbleDotAvx2<group>(chunk, activations(t),
+                                           GroupLanes::everyLane(biasOf<L>(xs[t], b)));
     }
 }
 
-// T tokens over W's rows (one packed group or two: packed_lanes.h): per block, the integer dot of
-// each (row, token) pair starting at −bias · Σ a, which takes off what the multiplied bytes carry
-// beyond the values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes
-// q + 128): the activations' nibbleBiases (−8 · Σ a) times 1, 2 or 16 — for Q4_0 a broadcast
-// from memory with no arithmetic of its own (its pair tile 334 → 347 Gop/s, Zen 4). Q4_1 and Q5_1
-// then add their min m times the block's Σ x (its scaledSums). The fifth bits of Q5 join the
-// nibbles here rather than at pack time, so that the packed copy stays the file's size
-// (packed_rows.h).
-#define INFERLENS_PACKED_TILE(name, target, q8TakesBiasOff, blockDot)                        \
+// T tokens over W's rows (one packed group or two: packed_lanes.h): per block, every (row,
+// token) pair's integer dot (blockDots), scaled; Q4_1 and Q5_1 then add their min m times the
+// block's Σ x (its scaledSums). The fifth bits of Q5 join the nibbles here rather than at pack
+// time, so that the packed copy stays the file's size (packed_rows.h).
+#define INFERLENS_PACKED_TILE(name, target, blockDots)                                       \
     template <typename W, LegacyLayout L, int T>                                             \
     target void name(const std::byte* group, int64_t groupBytes,                             \
                      const QuantizedActivations* const* xs, int64_t blocks, float* out,      \
                      int stride) {                                                           \
         using Ints = typename W::Ints;                                                       \
         using Floats = typename W::Floats;                                                   \
-        constexpr int bias = L.bytes && q8TakesBiasOff ? 0 : L.bias, chunks = L.chunks();    \
+        constexpr int chunks = L.chunks();                                                   \
         Floats acc[T];                                                                       \
         _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) acc[t] = W::zero();              \
         const Ints mask4 = W::everyByte(0x0f);                                               \
@@ -139,13 +157,11 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
                     }                                                                        \
                 }                                                                            \
             }                                                                                \
+            Ints sums[T];                                                                    \
+            blockDots<W, L, T>(chunk, xs, b, sums);                                          \
             _Pragma("GCC unroll 4") for (int t = 0; t < T; ++t) {                            \
-                const int32_t blockBias = bias / 8 * xs[t]->nibbleBiases[size_t(b)];         \
-                const Ints sum =                                                             \
-                    blockDot<W, L, T>(chunk, xs[t]->values.data() + b * kQuantBlockElements, \
-                                      W::everyLane(blockBias));                              \
                 acc[t] = W::multiplyAdd(W::multiply(d, W::every(xs[t]->scales[size_t(b)])),  \
-                                        W::toFloats(sum), acc[t]);                           \
+                                        W::toFloats(sums[t]), acc[t]);                       \
                 if constexpr (L.minAt != 0)                                                  \
                     acc[t] = W::multiplyAdd(W::halves(block + L.packedMinAt(), groupBytes),  \
                                             W::every(xs[t]->scaledSums[size_t(b)]), acc[t]); \
@@ -155,8 +171,8 @@ INFERLENS_AVX2 inline __m256i blockDotAvx2(const __m256i (&chunk)[8], const int8
             W::storeRows(acc[t], out + t * stride);                                          \
     }
 
-INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, true, blockDotAvx2)
-INFERLENS_PACKED_TILE(legacyAvx512, INFERLENS_AVX512, false, blockDotVnni)
+INFERLENS_PACKED_TILE(legacyAvx2, INFERLENS_AVX2, blockDotsAvx2)
+INFERLENS_PACKED_TILE(legacyAvx512, INFERLENS_AVX512, blockDotsVnni)
 
 template <LegacyLayout L>
 PackedTile legacyTile(CpuKernels kernels) {

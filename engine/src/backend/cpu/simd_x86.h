@@ -157,6 +157,12 @@ INFERLENS_AVX2 inline __m256i multiplyBytes(__m256i unsignedBytes, __m256i signe
     return _mm256_madd_epi16(_mm256_maddubs_epi16(unsignedBytes, signedBytes),
                              _mm256_set1_epi16(1));
 }
+// Holds `sum` in a register at this point, as computed so far: the additions around it cannot
+// be reordered across it. A chain of integer additions GCC may otherwise reassociate, computing
+// every product first and spilling them to the stack (AVX2's Q8_0 tile: all 32 of a block's).
+INFERLENS_AVX2 inline void keepInRegister(__m256i& sum) {
+    asm("" : "+x"(sum));
+}
 INFERLENS_AVX512 inline __m256i multiplyBytesVnni(__m256i unsignedBytes, __m256i signedBytes) {
     return _mm256_dpbusd_epi32(_mm256_setzero_si256(), unsignedBytes, signedBytes);
 }
