@@ -111,6 +111,7 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
                 y[size_t(k * outputs + r + i)] = out[i * tokens + k];
     }
 }
+
 // The same for a packed matrix (packed_rows.h): rows [begin, end) start on a group. Two groups at
 // a time through `pairTile` where there is one, the last group alone if one is left.
 void packedProductRows(const TensorView& weight, PackedTile tile, PackedPairTile pairTile,
