@@ -46,13 +46,16 @@ void packBlock(const std::byte* const* rows, int64_t b, std::byte* out) {
 
 #if defined(__x86_64__)
 
-// Every token's integer dot of one packed block with its activation bytes, per row lane, into
-// sums[t], starting at −bias · Σ a, which takes off what the multiplied bytes carry beyond the
-// values (Q4_0's nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes q + 128): the
-// activations' nibbleBiases (−8 · Σ a) times 1, 2 or 16 — for Q4_0 a broadcast from memory with
-// no arithmetic of its own (its pair tile 334 → 347 Gop/s, Zen 4). Integer sums are exact, so any
-// order gives the same result (and a decode step the same as a prefill); the tile's token count
-// T may set how.
+// The block dots (blockDotsVnni, blockDotsAvx2) give every token's integer dot of one packed
+// block with its activation bytes (blockActivations), per row lane, into sums[t], starting at
+// −bias · Σ a (biasOf), which takes off what the multiplied bytes carry beyond the values (Q4_0's
+// nibbles n = q + 8, Q5_0's 5-bit values q + 16, VNNI's Q8_0 bytes q + 128): the activations'
+// nibbleBiases (−8 · Σ a) times 1, 2 or 16 — for Q4_0 a broadcast from memory with no arithmetic
+// of its own (its pair tile 334 → 347 Gop/s, Zen 4). Integer sums are exact, so any order gives
+// the same result (and a decode step the same as a prefill); the tile's token count T may set how.
+inline const int8_t* blockActivations(const QuantizedActivations* x, int64_t b) {
+    return x->values.data() + b * kQuantBlockElements;
+}
 template <LegacyLayout L>
 int32_t biasOf(const QuantizedActivations* x, int64_t b) {
     return L.bias / 8 * x->nibbleBiases[size_t(b)];
@@ -69,7 +72,7 @@ INFERLENS_AVX512 inline void blockDotsVnni(const typename W::Ints (&chunk)[8],
     constexpr int chains = T == 1 ? 4 : 2;
 #pragma GCC unroll 4
     for (int t = 0; t < T; ++t) {
-        const int8_t* a = xs[t]->values.data() + b * kQuantBlockElements;
+        const int8_t* a = blockActivations(xs[t], b);
         typename W::Ints dot[chains];
         dot[0] = W::everyLane(biasOf<L>(xs[t], b));
         for (int i = 1; i < chains; ++i)
@@ -96,7 +99,6 @@ template <typename W, LegacyLayout L, int T>
 INFERLENS_AVX2 inline void blockDotsAvx2(const __m256i (&chunk)[8],
                                          const QuantizedActivations* const* xs, int64_t b,
                                          __m256i (&sums)[T]) {
-    const auto activations = [&](int t) { return xs[t]->values.data() + b * kQuantBlockElements; };
     if constexpr (L.bytes) {
 #pragma GCC unroll 4
         for (int t = 0; t < T; ++t)
@@ -107,7 +109,7 @@ INFERLENS_AVX2 inline void blockDotsAvx2(const __m256i (&chunk)[8],
             const __m256i magnitudes = _mm256_sign_epi8(q, q);
 #pragma GCC unroll 4
             for (int t = 0; t < T; ++t) {
-                const __m256i a = GroupLanes::broadcast4(activations(t) + 4 * k);
+                const __m256i a = GroupLanes::broadcast4(blockActivations(xs[t], b) + 4 * k);
                 sums[t] = _mm256_add_epi32(sums[t],
                                            simd::multiplyBytes(magnitudes, _mm256_sign_epi8(a, q)));
                 simd::keepInRegister(sums[t]);
@@ -117,7 +119,7 @@ INFERLENS_AVX2 inline void blockDotsAvx2(const __m256i (&chunk)[8],
         constexpr int group = L.highAt != 0 ? kPairSumChunks : 2 * kPairSumChunks;
 #pragma GCC unroll 4
         for (int t = 0; t < T; ++t)
-            sums[t] = nibbleDotAvx2<group>(chunk, activations(t),
+            sums[t] = nibbleDotAvx2<group>(chunk, blockActivations(xs[t], b),
                                            GroupLanes::everyLane(biasOf<L>(xs[t], b)));
     }
 }
