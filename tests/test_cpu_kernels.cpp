@@ -59,10 +59,11 @@ constexpr DType kBlockTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q
 // Random rows of a float type and random activations for the float tiles, and the check of a
 // tile's results against the double-precision product of the decoded rows with `x`, in tiles of
 // every shape up to 4 rows × 6 tokens (the AVX-512 float tiles' largest), token counts past it
-// that leave every remainder (the kernel splits them), and a caller's block of many tokens, which
-// each kernel set runs in its own register tiles.
+// that leave every remainder (the kernel splits them), and a caller's block of many tokens and
+// rows (a prefill's tile calls take a cache line's 16), which each kernel set runs in its own
+// register tiles.
 struct TileProblem {
-    static constexpr int kRows = 5, kTokens = 13;
+    static constexpr int kRows = 18, kTokens = 13;
     std::vector<std::vector<std::byte>> rows;
     std::vector<std::vector<float>> decoded, x;
 
@@ -78,9 +79,9 @@ struct TileProblem {
 
     template <typename Run>
     void check(const QString& label, Run&& run) const {
-        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1},  {1, 4},  {4, 4}, {3, 2},
-                                                      {2, 3}, {5, 5},  {4, 6},  {4, 7}, {4, 8},
-                                                      {5, 9}, {4, 10}, {4, 11}, {5, 13}};
+        const std::vector<std::pair<int, int>> shapes{
+            {1, 1}, {4, 1}, {1, 4}, {4, 4},  {3, 2},  {2, 3},  {5, 5},   {4, 6},
+            {4, 7}, {4, 8}, {5, 9}, {4, 10}, {4, 11}, {5, 13}, {16, 13}, {18, 7}};
         const auto count = int64_t(x.front().size());
         std::vector<std::vector<float>> first(kRows, std::vector<float>(kTokens, NAN));
         for (const auto& [rowCount, tokenCount] : shapes) {
@@ -98,7 +99,7 @@ struct TileProblem {
                         exact += p;
                         magnitude += std::fabs(p);
                     }
-                    const float got = out[size_t(r * tokenCount + t)];
+                    const float got = out[size_t(t * rowCount + r)];
                     // f32 accumulation in any order: a few ulps of the magnitudes.
                     QVERIFY2(std::fabs(got - exact) <= 1e-6 * magnitude + 1e-30,
                              qPrintable(QString("%1 n=%2 %3×%4: %5 vs %6")
@@ -681,8 +682,10 @@ class TestCpuKernels : public QObject {
     }
 
     void blockKernelsAgreeWithinTheActivationRounding() {
-        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4}, {4, 4},
-                                                      {3, 2}, {2, 3}, {5, 5}};
+        // Up to a prefill's tile calls: a cache line's 16 rows and more.
+        constexpr int kRows = 18, kTokens = 5;
+        const std::vector<std::pair<int, int>> shapes{{1, 1}, {4, 1}, {1, 4},  {4, 4}, {3, 2},
+                                                      {2, 3}, {5, 5}, {16, 5}, {18, 3}};
         for (const CpuKernels kernels : availableKernels())
             for (const DType dtype : kBlockTypes)
                 for (const int64_t blocks : {1, 3, 17}) {
@@ -690,9 +693,9 @@ class TestCpuKernels : public QObject {
                     const int64_t subBlocks = blocks * format.subBlocks;
                     const int64_t count = subBlocks * kQuantBlockElements;
                     std::vector<std::vector<std::byte>> rows;
-                    std::vector<QuantizedActivations> quantized(5);
+                    std::vector<QuantizedActivations> quantized(kRows);
                     std::vector<std::vector<float>> x;
-                    for (int k = 0; k < 5; ++k) {
+                    for (int k = 0; k < kRows; ++k) {
                         rows.push_back(randomBlocks(dtype, blocks, uint32_t(blocks * 10 + k)));
                         x.push_back(randomValues(count, 1.0f, uint32_t(blocks * 10 + k) + 77));
                         x.back()[5] = 0;  // and a block of zeros, whose scale is 0
@@ -703,13 +706,13 @@ class TestCpuKernels : public QObject {
                     const BlockTile tile = blockTile(dtype, kernels);
                     const BlockTile portable = blockTile(dtype, CpuKernels::Portable);
                     QVERIFY(tile != nullptr && portable != nullptr);
-                    const std::byte* rowPointers[5];
-                    const QuantizedActivations* xs[5];
-                    for (int k = 0; k < 5; ++k) {
+                    const std::byte* rowPointers[kRows];
+                    const QuantizedActivations* xs[kRows];
+                    for (int k = 0; k < kRows; ++k) {
                         rowPointers[k] = rows[size_t(k)].data();
                         xs[k] = &quantized[size_t(k)];
                     }
-                    std::vector<std::vector<float>> first(5, std::vector<float>(5, NAN));
+                    std::vector<std::vector<float>> first(kRows, std::vector<float>(kTokens, NAN));
                     for (const auto& [rowCount, tokenCount] : shapes) {
                         std::vector<float> out(size_t(rowCount * tokenCount));
                         tile(rowPointers, rowCount, xs, tokenCount, subBlocks, out.data());
@@ -741,7 +744,7 @@ class TestCpuKernels : public QObject {
                                             std::fabs(a);
                                     }
                                 }
-                                const float got = out[size_t(r * tokenCount + t)];
+                                const float got = out[size_t(t * rowCount + r)];
                                 QVERIFY2(
                                     std::fabs(got - exact) <= bound * 1.0001 + 1e-5 * magnitude,
                                     qPrintable(QString("%1 %2 %3 blocks %4×%5: %6 vs %7 "

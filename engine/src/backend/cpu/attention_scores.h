@@ -29,7 +29,7 @@ inline void scoreKeys(FloatTile tile, const float* const* queries, int queryCoun
         tile(keyRows, rows, queries, queryCount, headDim, products);
         for (int r = 0; r < rows; ++r)
             for (int t = 0; t < queryCount; ++t)
-                out[t * outStride + k0 + r] = products[r * queryCount + t] * scale;
+                out[t * outStride + k0 + r] = products[t * rows + r] * scale;
     }
 }
 

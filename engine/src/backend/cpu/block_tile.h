@@ -120,7 +120,7 @@ struct BlockScales {
             float offset[4];                                                                       \
             _mm_storeu_ps(offset, offsets[r]);                                                     \
             for (int t = 0; t < T; ++t)                                                            \
-                out[r * stride + t] = simd::horizontalSum(acc[r][t]) + offset[t];                  \
+                out[t * stride + r] = simd::horizontalSum(acc[r][t]) + offset[t];                  \
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
@@ -196,7 +196,7 @@ struct BlockScales {
         }                                                                                          \
         for (int r = 0; r < R; ++r)                                                                \
             for (int t = 0; t < T; ++t)                                                            \
-                out[r * stride + t] = simd::horizontalSum(acc[r][t]);                              \
+                out[t * stride + r] = simd::horizontalSum(acc[r][t]);                              \
     }                                                                                              \
                                                                                                    \
     template <typename F, int R, int T>                                                            \

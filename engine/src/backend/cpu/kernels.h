@@ -15,10 +15,11 @@
 
 namespace inferlens {
 
-// A tile of products for float-type rows (F32, F16, BF16): out[r · tokenCount + t] = Σ_i
-// rows[r][i] · xs[t][i] over `count` elements, for up to kTileRows rows and any number of
-// activation vectors (a decode step's single token, or a block of a prefill's tokens), run in the
-// kernel set's own register tiles. A register tile loads each weight once for all its tokens and
+// A tile of products for float-type rows (F32, F16, BF16): out[t · rowCount + r] = Σ_i
+// rows[r][i] · xs[t][i] over `count` elements (each token's rows side by side, as the outputs of a
+// product lie), for any number of rows and of activation vectors (a decode step's single token,
+// or a block of a prefill's tokens), run in the kernel set's own register tiles of up to
+// kTileRows rows. A register tile loads each weight once for all its tokens and
 // each activation once for all its rows, which is what makes a prefill compute-bound; and every
 // (row, token) pair is summed the same way whatever the tile's shape, so a token's numbers do not
 // depend on whether it ran alone or in a batch. Callers that keep a fixed buffer pass at most

@@ -74,7 +74,7 @@ INFERLENS_AVX512_BF16 void pairTile(const std::byte* const* rows, const uint16_t
     simd::laneSums<R * T>(&acc[0][0], sums);
     for (int r = 0; r < R; ++r)
         for (int t = 0; t < T; ++t)
-            out[r * stride + t] = sums[r * T + t];
+            out[t * stride + r] = sums[r * T + t];
 }
 
 // The family of pairTile<R, T, grouped> for tokensInTiles (tile_dispatch.h).

@@ -36,7 +36,7 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
             float sum = 0.0f;
             for (int64_t i = 0; i < count; ++i)
                 sum += load(rows[r], i) * scalarX(xs[t], i);
-            out[r * tokenCount + t] = sum;
+            out[t * rowCount + r] = sum;
         }
 }
 
@@ -71,7 +71,7 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
                 float sum = sums[r * T + t];                                                      \
                 for (int64_t j = i; j < count; ++j)                                               \
                     sum += load(rows[r], j) * scalarX(xs[t], j);                                  \
-                out[r * stride + t] = sum;                                                        \
+                out[t * stride + r] = sum;                                                        \
             }                                                                                     \
     }                                                                                             \
     /* The family of name<R, T> for tokensInTiles (tile_dispatch.h). */                           \

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -73,17 +74,33 @@ using Tile = void (*)(const std::byte* const* rows, int rowCount, const X* const
 // Q5_K_M 186 → 197; 512 tokens 2–6 % faster; 256 no faster than 128 for Q4_0, slower for Q5_K_M).
 constexpr int64_t kPrefillTokens = 128;
 
-// How many rows productRows gives each tile call: a prefill's tiles take kTileRows, a decode
-// step's `decodeRows`. Threads take whole tiles (forRows' group): a part ending inside one left
-// its last rows to one-row tiles, a quarter of the accumulators to hide the FMAs' latency with
-// (TinyLlama F16, 512-token prompt, two threads on AMD Zen 3: 12 % of the profile in them).
-int64_t tileRowsOf(int64_t tokens, int64_t decodeRows) {
-    return tokens == 1 ? decodeRows : kTileRows;
+// A cache line of a token's outputs: how many rows a prefill's tile calls take (productRows).
+constexpr int64_t kLineRows = 64 / sizeof(float);
+
+// How many rows productRows gives each tile call: a decode step's `decodeRows`, a prefill's
+// kLineRows, whose outputs it copies out a line per token. Written by the tiles a few rows at a
+// time straight into the token-major outputs, each line was written to four times while the
+// activations streaming through the caches pushed it out in between (TinyLlama F16, 512-token
+// prompt, two threads on AMD Zen 3: 3.3–3.7 % of the profile in the copy, then 2.3 %).
+int64_t rowsPerCall(int64_t tokens, int64_t decodeRows) {
+    return tokens == 1 ? decodeRows : kLineRows;
+}
+
+// How many rows threads take at a time (forRows' group). Whole tiles: a part ending inside one
+// left its last rows to one-row tiles, a quarter of the accumulators to hide the FMAs' latency
+// with (TinyLlama F16, 512-token prompt, two threads on AMD Zen 3: 12 % of the profile in them).
+// A prefill's whole calls too, so that no two threads write to one line of outputs (the copy
+// above: 2.3 → 1.8 %), unless that leaves too few parts to go round.
+int64_t threadRowsOf(int64_t rows, int64_t tokens, int64_t decodeRows, const ThreadPool* pool) {
+    if (tokens == 1)
+        return decodeRows;
+    const int threads = pool != nullptr ? pool->size() : 1;
+    return rows >= 4 * kLineRows * threads ? kLineRows : kTileRows;
 }
 
 // Weight rows [begin, end) against every token of `xs` (at most kPrefillTokens; y[t · outputs +
-// r]), in tiles of tileRowsOf rows: each tile call takes the tokens at once and runs them in its
-// own register-tile shape.
+// r]), rowsPerCall rows per tile call: each call takes the tokens at once and runs them in the
+// tile's own register-tile shape.
 template <typename X>
 void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const X*>& xs,
                  int64_t length, std::span<float> y, int64_t begin, int64_t end,
@@ -91,24 +108,32 @@ void productRows(const TensorView& weight, Tile<X> tile, const std::vector<const
     const int64_t outputs = weight.rows();
     const auto tokens = int64_t(xs.size());
     const int64_t rowBytes = weight.rowBytes();
-    const int64_t tileRows = tileRowsOf(tokens, decodeRows);
-    // Grouped float rows (packed_rows.h, groupsFloatRows): `begin` and `tileRows` are then
+    const int64_t callRows = rowsPerCall(tokens, decodeRows);
+    // Grouped float rows (packed_rows.h, groupsFloatRows): `begin` and `callRows` are then
     // multiples of the group.
     const auto rowAt = [&](int64_t row) {
         return weight.packed != nullptr ? weight.packed + groupedRowOffset(weight, row)
                                         : weight.data + row * rowBytes;
     };
-    for (int64_t r = begin; r < end; r += tileRows) {
-        const int rowCount = int(std::min<int64_t>(tileRows, end - r));
-        const std::byte* rowPointers[kTileRows];
+    for (int64_t r = begin; r < end; r += callRows) {
+        const int rowCount = int(std::min(callRows, end - r));
+        const std::byte* rowPointers[kLineRows];
         for (int k = 0; k < rowCount; ++k)
             rowPointers[k] = rowAt(r + k);
-        float out[kTileRows * kPrefillTokens];  // no allocation per product
+        if (tokens == 1) {
+            tile(rowPointers, rowCount, xs.data(), 1, length, y.data() + r);
+            continue;
+        }
+        float out[kLineRows * kPrefillTokens];  // no allocation per product
         tile(rowPointers, rowCount, xs.data(), int(tokens), length, out);
-        // Token by token, each token's outputs side by side (as packedProductRows does).
-        for (int64_t k = 0; k < tokens; ++k)
-            for (int i = 0; i < rowCount; ++i)
-                y[size_t(k * outputs + r + i)] = out[i * tokens + k];
+        // Whole lines in a fixed-size copy (a library call per token otherwise).
+        if (rowCount == kLineRows)
+            for (int64_t k = 0; k < tokens; ++k)
+                std::memcpy(y.data() + k * outputs + r, out + k * kLineRows,
+                            sizeof(float) * kLineRows);
+        else
+            for (int64_t k = 0; k < tokens; ++k)
+                std::copy_n(out + k * rowCount, rowCount, y.data() + k * outputs + r);
     }
 }
 
@@ -160,8 +185,8 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
             round(x.data() + begin * columns, (end - begin) * columns,
                   rounded.data() + begin * columns);
         });
-        forRows(weight.rows(), tileRowsOf(tokens, tileRows), work, chunksFor(weight, tokens, pool),
-                pool, [&](int64_t begin, int64_t end) {
+        forRows(weight.rows(), threadRowsOf(weight.rows(), tokens, tileRows, pool), work,
+                chunksFor(weight, tokens, pool), pool, [&](int64_t begin, int64_t end) {
                     productRows(weight, tile, xs, columns, y, begin, end, tileRows);
                 });
     };
@@ -211,8 +236,8 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
         xs[size_t(t)] = inputs + t * columns;
     const Tile<float> tile =
         grouped ? groupedFloatTile(weight.dtype, kernels) : floatTile(weight.dtype, kernels);
-    forRows(weight.rows(), tileRowsOf(tokens, decodeRows), work, chunksFor(weight, tokens, pool),
-            pool, [&](int64_t begin, int64_t end) {
+    forRows(weight.rows(), threadRowsOf(weight.rows(), tokens, decodeRows, pool), work,
+            chunksFor(weight, tokens, pool), pool, [&](int64_t begin, int64_t end) {
                 productRows(weight, tile, xs, columns, y, begin, end, decodeRows);
             });
 }
@@ -278,8 +303,8 @@ void product(const TensorView& weight, std::span<const float> x, int64_t tokens,
             return;
         }
         const Tile<QuantizedActivations> tile = blockTile(weight.dtype, kernels);
-        forRows(weight.rows(), tileRowsOf(tokens, 1), work, chunksFor(weight, tokens, pool), pool,
-                [&](int64_t begin, int64_t end) {
+        forRows(weight.rows(), threadRowsOf(weight.rows(), tokens, 1, pool), work,
+                chunksFor(weight, tokens, pool), pool, [&](int64_t begin, int64_t end) {
                     productRows(weight, tile, xs, blocks, y, begin, end, 1);
                 });
     } else {

@@ -2,10 +2,12 @@
 // What the kernel families share: running any tile from fixed-size register tiles, and the
 // portable tile of the block formats.
 //
-// Any tile up to R rows × T tokens from four fixed-size register tiles — R × T, R × 1, 1 × T and
-// 1 × 1, whose loops unroll into registers: whole groups of R rows with T tokens at a time, the
-// remaining tokens one by one, then the remaining rows one by one. Shared by the float and the
-// block kernel families (X: the activations' type, `length`: elements or blocks per row).
+// Any tile of any number of rows and tokens from four fixed-size register tiles — R × T, R × 1,
+// 1 × T and 1 × 1, whose loops unroll into registers: whole groups of R rows with T tokens at a
+// time, the remaining tokens one by one, then the remaining rows one by one. Shared by the float
+// and the block kernel families (X: the activations' type, `length`: elements or blocks per row).
+// Outputs are token-major, each token's rows side by side: a fixed tile writes out[t · stride +
+// r], a whole tile out[t · rowCount + r].
 
 #include <cstddef>
 #include <cstdint>
@@ -27,16 +29,16 @@ void anyTile(const std::byte* const* rows, int rowCount, const X* const* xs, int
     for (; r + R <= rowCount; r += R) {
         int t = 0;
         for (; t + T <= tokenCount; t += T)
-            tile(rows + r, xs + t, length, out + r * tokenCount + t, tokenCount);
+            tile(rows + r, xs + t, length, out + t * rowCount + r, rowCount);
         for (; t < tokenCount; ++t)
-            rowsByOne(rows + r, xs + t, length, out + r * tokenCount + t, tokenCount);
+            rowsByOne(rows + r, xs + t, length, out + t * rowCount + r, rowCount);
     }
     for (; r < rowCount; ++r) {
         int t = 0;
         for (; t + T <= tokenCount; t += T)
-            oneByTokens(rows + r, xs + t, length, out + r * tokenCount + t, tokenCount);
+            oneByTokens(rows + r, xs + t, length, out + t * rowCount + r, rowCount);
         for (; t < tokenCount; ++t)
-            oneByOne(rows + r, xs + t, length, out + r * tokenCount + t, tokenCount);
+            oneByOne(rows + r, xs + t, length, out + t * rowCount + r, rowCount);
     }
 }
 
@@ -50,22 +52,20 @@ void tokensInTiles(const std::byte* const* rows, const X* const* xs, int tokenCo
                    float* out, int stride) {
     int t = 0;
     for (; t + T <= tokenCount; t += T)
-        Tiles::template run<R, T>(rows, xs + t, length, out + t, stride);
+        Tiles::template run<R, T>(rows, xs + t, length, out + t * stride, stride);
     if constexpr (T > 1)
         if (t < tokenCount)
-            tokensInTiles<Tiles, R, T - 1, X>(rows, xs + t, tokenCount - t, length, out + t,
-                                              stride);
+            tokensInTiles<Tiles, R, T - 1, X>(rows, xs + t, tokenCount - t, length,
+                                              out + t * stride, stride);
 }
 template <typename X, int R, int T, typename Tiles>
 void anyTileOfTokens(const std::byte* const* rows, int rowCount, const X* const* xs, int tokenCount,
                      int64_t length, float* out) {
     int r = 0;
     for (; r + R <= rowCount; r += R)
-        tokensInTiles<Tiles, R, T, X>(rows + r, xs, tokenCount, length, out + r * tokenCount,
-                                      tokenCount);
+        tokensInTiles<Tiles, R, T, X>(rows + r, xs, tokenCount, length, out + r, rowCount);
     for (; r < rowCount; ++r)
-        tokensInTiles<Tiles, 1, T, X>(rows + r, xs, tokenCount, length, out + r * tokenCount,
-                                      tokenCount);
+        tokensInTiles<Tiles, 1, T, X>(rows + r, xs, tokenCount, length, out + r, rowCount);
 }
 
 // The portable tile of a block format (core/block_formats.h), from its scalar sub-block decoder:
@@ -91,7 +91,7 @@ void portableBlockTile(const std::byte* const* rows, int rowCount,
                        sub.scale[1] * xScale * float(halves[1]) +
                        sub.offset * xs[t]->scaledSums[size_t(b)];
             }
-            out[r * tokenCount + t] = sum;
+            out[t * rowCount + r] = sum;
         }
 }
 
