@@ -78,10 +78,10 @@ constexpr int64_t kPrefillTokens = 128;
 constexpr int64_t kLineRows = 64 / sizeof(float);
 
 // How many rows productRows gives each tile call: a decode step's `decodeRows`, a prefill's
-// kLineRows, whose outputs it copies out a line per token. Written by the tiles a few rows at a
-// time straight into the token-major outputs, each line was written to four times while the
-// activations streaming through the caches pushed it out in between (TinyLlama F16, 512-token
-// prompt, two threads on AMD Zen 3: 3.3–3.7 % of the profile in the copy, then 2.3 %).
+// kLineRows, whose outputs it copies out a whole line per token. Four rows at a time, each line of
+// outputs was written four times, pushed out of the caches in between by the activations
+// streaming through them (TinyLlama F16, 512-token prompt, two threads on AMD Zen 3: 3.3–3.7 % of
+// the profile in placing the outputs; under 0.5 % since).
 int64_t rowsPerCall(int64_t tokens, int64_t decodeRows) {
     return tokens == 1 ? decodeRows : kLineRows;
 }
@@ -89,8 +89,8 @@ int64_t rowsPerCall(int64_t tokens, int64_t decodeRows) {
 // How many rows threads take at a time (forRows' group). Whole tiles: a part ending inside one
 // left its last rows to one-row tiles, a quarter of the accumulators to hide the FMAs' latency
 // with (TinyLlama F16, 512-token prompt, two threads on AMD Zen 3: 12 % of the profile in them).
-// A prefill's whole calls too, so that no two threads write to one line of outputs (the copy
-// above: 2.3 → 1.8 %), unless that leaves too few parts to go round.
+// A prefill's whole calls too, so that no two threads write to one line of outputs, unless that
+// leaves too few parts to go round.
 int64_t threadRowsOf(int64_t rows, int64_t tokens, int64_t decodeRows, const ThreadPool* pool) {
     if (tokens == 1)
         return decodeRows;
