@@ -42,7 +42,7 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
 
 #if defined(__x86_64__)
 
-// The register tiles (`out` has `stride` entries per row), and `kernels`: any tile from them, of
+// The register tiles (`out` has `stride` entries per token), and `kernels`: any tile from them, of
 // up to kTileRows rows × `tokens` tokens at a time.
 #define INFERLENS_FLOAT_TILE(name, kernels, tokens, target, vector, width, zero, fma, reduce,     \
                              loadF32)                                                             \
