@@ -423,6 +423,28 @@ class TestCpuKernels : public QObject {
                             if (expected[i] != out[i])
                                 out[i] = NAN;  // fails the check below, named
                     });
+                // A prefill's tokens interleaved in groups (where the set has that tile): the
+                // plain tile's numbers, bit for bit, for every token count and its remainders.
+                const SixteenBitTile interleavedTile = interleavedHalfActivationsTile(kernels);
+                if (interleavedTile != nullptr && count % kInterleavedChunk == 0)
+                    problem.check(
+                        QString("%1 interleaved f16 activations").arg(cpuKernelsName(kernels)),
+                        [&](const std::byte* const* rows, int rowCount, int tokenCount,
+                            float* out) {
+                            std::vector<uint16_t> layout(size_t(tokenCount * count));
+                            const uint16_t* xs[TileProblem::kTokens];
+                            for (int t = 0; t < tokenCount; ++t) {
+                                interleaveHalfToken(halves[size_t(t)].data(), t, tokenCount, count,
+                                                    layout.data());
+                                xs[t] = layout.data() + interleavedOffset(t, count);
+                            }
+                            interleavedTile(rows, rowCount, xs, tokenCount, count, out);
+                            std::vector<float> expected(size_t(rowCount * tokenCount));
+                            halfTile(rows, rowCount, halfXs, tokenCount, count, expected.data());
+                            for (size_t i = 0; i < expected.size(); ++i)
+                                if (expected[i] != out[i])
+                                    out[i] = NAN;  // fails the check below, named
+                        });
                 if (QTest::currentTestFailed())
                     return;
             }

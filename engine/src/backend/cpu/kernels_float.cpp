@@ -5,6 +5,8 @@
 // kTileRows rows × 1 token), not from splitting one sum. The activations are f32, or F16 (a
 // decode step's, halfActivationsTile): converted exactly on loading, the same products either way.
 
+#include <algorithm>
+
 #include "backend/cpu/kernels.h"
 #include "backend/cpu/simd_x86.h"
 #include "backend/cpu/tile_dispatch.h"
@@ -43,54 +45,60 @@ void portableTile(const std::byte* const* rows, int rowCount, const X* const* xs
 #if defined(__x86_64__)
 
 // The register tiles (`out` has `stride` entries per token), and `kernels`: any tile from them, of
-// up to kTileRows rows × `tokens` tokens at a time.
-#define INFERLENS_FLOAT_TILE(name, kernels, tokens, target, vector, width, zero, fma, reduce,     \
-                             loadF32)                                                             \
-    template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                           \
-              float (*load)(const std::byte*, int64_t), typename X,                               \
-              vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t)>            \
-    target void name(const std::byte* const* rows, const X* const* xs, int64_t count, float* out, \
-                     int stride) {                                                                \
-        vector acc[R][T];                                                                         \
-        _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r)                                       \
-            _Pragma("GCC unroll 8") for (int t = 0; t < T; ++t) acc[r][t] = zero();               \
-        int64_t i = 0;                                                                            \
-        for (; i + width <= count; i += width) {                                                  \
-            vector x[T];                                                                          \
-            _Pragma("GCC unroll 8") for (int t = 0; t < T; ++t) x[t] = loadx(xs[t], i);           \
-            _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {                                 \
-                const vector w = loadw(rows[r], i);                                               \
-                _Pragma("GCC unroll 8") for (int t = 0; t < T; ++t) acc[r][t] =                   \
-                    fma(w, x[t], acc[r][t]);                                                      \
-            }                                                                                     \
-        }                                                                                         \
-        float sums[R * T];                                                                        \
-        reduce<R * T>(&acc[0][0], sums);                                                          \
-        for (int r = 0; r < R; ++r)                                                               \
-            for (int t = 0; t < T; ++t) {                                                         \
-                float sum = sums[r * T + t];                                                      \
-                for (int64_t j = i; j < count; ++j)                                               \
-                    sum += load(rows[r], j) * scalarX(xs[t], j);                                  \
-                out[t * stride + r] = sum;                                                        \
-            }                                                                                     \
-    }                                                                                             \
-    /* The family of name<R, T> for tokensInTiles (tile_dispatch.h). */                           \
-    template <vector (*loadw)(const std::byte*, int64_t),                                         \
-              float (*load)(const std::byte*, int64_t), typename X,                               \
-              vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t)>            \
-    struct name##Family {                                                                         \
-        template <int R, int T>                                                                   \
-        static void run(const std::byte* const* rows, const X* const* xs, int64_t count,          \
-                        float* out, int stride) {                                                 \
-            name<R, T, loadw, load, X, loadx, scalarX>(rows, xs, count, out, stride);             \
-        }                                                                                         \
-    };                                                                                            \
-    template <vector (*loadw)(const std::byte*, int64_t),                                         \
-              float (*load)(const std::byte*, int64_t), typename X = float,                       \
-              vector (*loadx)(const X*, int64_t) = loadF32,                                       \
-              float (*scalarX)(const X*, int64_t) = scalarF32>                                    \
-    constexpr auto kernels =                                                                      \
-        anyTileOfTokens<X, kTileRows, tokens, name##Family<loadw, load, X, loadx, scalarX>>;
+// up to kTileRows rows × `tokens` tokens at a time. `interleaved`: the tokens' activations in the
+// layout of interleaveHalfToken (kernels.h), a T-token group's value i of token t at xs[t] + T·i
+// for whole vectors; the rows' lengths are then whole vectors.
+#define INFERLENS_FLOAT_TILE(name, kernels, tokens, target, vector, width, zero, fma, reduce,      \
+                             loadF32)                                                              \
+    template <int R, int T, vector (*loadw)(const std::byte*, int64_t),                            \
+              float (*load)(const std::byte*, int64_t), typename X,                                \
+              vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t),             \
+              bool interleaved>                                                                    \
+    target void name(const std::byte* const* rows, const X* const* xs, int64_t count, float* out,  \
+                     int stride) {                                                                 \
+        vector acc[R][T];                                                                          \
+        _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r)                                        \
+            _Pragma("GCC unroll 8") for (int t = 0; t < T; ++t) acc[r][t] = zero();                \
+        int64_t i = 0;                                                                             \
+        for (; i + width <= count; i += width) {                                                   \
+            vector x[T];                                                                           \
+            _Pragma("GCC unroll 8") for (int t = 0; t < T; ++t) x[t] =                             \
+                loadx(xs[t], interleaved ? T * i : i);                                             \
+            _Pragma("GCC unroll 4") for (int r = 0; r < R; ++r) {                                  \
+                const vector w = loadw(rows[r], i);                                                \
+                _Pragma("GCC unroll 8") for (int t = 0; t < T; ++t) acc[r][t] =                    \
+                    fma(w, x[t], acc[r][t]);                                                       \
+            }                                                                                      \
+        }                                                                                          \
+        float sums[R * T];                                                                         \
+        reduce<R * T>(&acc[0][0], sums);                                                           \
+        for (int r = 0; r < R; ++r)                                                                \
+            for (int t = 0; t < T; ++t) {                                                          \
+                float sum = sums[r * T + t];                                                       \
+                for (int64_t j = i; j < count; ++j)                                                \
+                    sum += load(rows[r], j) * scalarX(xs[t], j);                                   \
+                out[t * stride + r] = sum;                                                         \
+            }                                                                                      \
+    }                                                                                              \
+    /* The family of name<R, T> for tokensInTiles (tile_dispatch.h). */                            \
+    template <vector (*loadw)(const std::byte*, int64_t),                                          \
+              float (*load)(const std::byte*, int64_t), typename X,                                \
+              vector (*loadx)(const X*, int64_t), float (*scalarX)(const X*, int64_t),             \
+              bool interleaved>                                                                    \
+    struct name##Family {                                                                          \
+        template <int R, int T>                                                                    \
+        static void run(const std::byte* const* rows, const X* const* xs, int64_t count,           \
+                        float* out, int stride) {                                                  \
+            name<R, T, loadw, load, X, loadx, scalarX, interleaved>(rows, xs, count, out, stride); \
+        }                                                                                          \
+    };                                                                                             \
+    template <vector (*loadw)(const std::byte*, int64_t),                                          \
+              float (*load)(const std::byte*, int64_t), typename X = float,                        \
+              vector (*loadx)(const X*, int64_t) = loadF32,                                        \
+              float (*scalarX)(const X*, int64_t) = scalarF32, bool interleaved = false>           \
+    constexpr auto kernels =                                                                       \
+        anyTileOfTokens<X, kTileRows, tokens,                                                      \
+                        name##Family<loadw, load, X, loadx, scalarX, interleaved>>;
 
 INFERLENS_AVX2 inline __m256 zero8() {
     return _mm256_setzero_ps();
@@ -163,6 +171,8 @@ INFERLENS_AVX512 inline __m512 load16xF16(const uint16_t* x, int64_t i) {
 // tokens 86.8 → 90.2 tokens/s, 512 tokens 85.3 → 88.8). The loops over a tile's tokens unroll by 8,
 // so that six stay in registers (by 4, GCC kept them in memory: a third of the speed).
 constexpr int kAvx2TileTokens = 3;
+static_assert(kInterleavedTokens == kAvx2TileTokens && kInterleavedChunk == 8,
+              "the interleaved layout is the AVX2 tile's token groups and vectors");
 constexpr int kAvx512TileTokens = 6;
 INFERLENS_FLOAT_TILE(avx2Tile, avx2Kernels, kAvx2TileTokens, INFERLENS_AVX2, __m256, 8, zero8,
                      _mm256_fmadd_ps, sums8, load8xF32)
@@ -185,6 +195,29 @@ SixteenBitTile halfActivationsTile(CpuKernels kernels) {
         return avx2Kernels<load8F16, loadF16, uint16_t, load8xF16, scalarF16>;
 #endif
     return portableTile<loadF16, uint16_t, scalarF16>;
+}
+
+SixteenBitTile interleavedHalfActivationsTile(CpuKernels kernels) {
+#if defined(__x86_64__)
+    if (kernels == CpuKernels::Avx2)
+        return avx2Kernels<load8F16, loadF16, uint16_t, load8xF16, scalarF16, true>;
+#endif
+    (void)kernels;
+    return nullptr;
+}
+
+int64_t interleavedOffset(int64_t t, int64_t columns) {
+    const int64_t group = t / kInterleavedTokens * kInterleavedTokens;
+    return group * columns + (t - group) * kInterleavedChunk;
+}
+
+void interleaveHalfToken(const uint16_t* values, int64_t t, int64_t tokens, int64_t columns,
+                         uint16_t* layout) {
+    const int64_t group = t / kInterleavedTokens * kInterleavedTokens;
+    const int64_t groupTokens = std::min<int64_t>(kInterleavedTokens, tokens - group);
+    uint16_t* first = layout + interleavedOffset(t, columns);
+    for (int64_t i = 0; i < columns; i += kInterleavedChunk)
+        std::copy_n(values + i, kInterleavedChunk, first + groupTokens * i);
 }
 
 SixteenBitTile groupedHalfActivationsTile(CpuKernels kernels) {

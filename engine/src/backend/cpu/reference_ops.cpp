@@ -172,18 +172,29 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     // take whole groups, and a decode step all four rows of one.
     const bool grouped = weight.packed != nullptr;
     const int64_t decodeRows = grouped ? kTileRows : floatDecodeRows(kernels);
+    // `interleaved`: the tokens laid out for interleavedHalfActivationsTile.
     const auto sixteenBitProduct = [&](SixteenBitTile tile,
                                        void (*round)(const float*, int64_t, uint16_t*),
-                                       int64_t tileRows) {
+                                       int64_t tileRows, bool interleaved = false) {
         thread_local std::vector<uint16_t> perThread;
         std::vector<uint16_t>& rounded = perThread;
         rounded.resize(size_t(tokens * columns));
         std::vector<const uint16_t*> xs(static_cast<size_t>(tokens));
         for (int64_t t = 0; t < tokens; ++t)
-            xs[size_t(t)] = rounded.data() + t * columns;
+            xs[size_t(t)] =
+                rounded.data() + (interleaved ? interleavedOffset(t, columns) : t * columns);
         forTokens(tokens, work, pool, [&](int64_t begin, int64_t end) {
-            round(x.data() + begin * columns, (end - begin) * columns,
-                  rounded.data() + begin * columns);
+            if (!interleaved) {
+                round(x.data() + begin * columns, (end - begin) * columns,
+                      rounded.data() + begin * columns);
+                return;
+            }
+            thread_local std::vector<uint16_t> token;  // this thread's, rounded before placing
+            token.resize(size_t(columns));
+            for (int64_t t = begin; t < end; ++t) {
+                round(x.data() + t * columns, columns, token.data());
+                interleaveHalfToken(token.data(), t, tokens, columns, rounded.data());
+            }
         });
         forRows(weight.rows(), threadRowsOf(weight.rows(), tokens, tileRows, pool), work,
                 chunksFor(weight, tokens, pool), pool, [&](int64_t begin, int64_t end) {
@@ -206,10 +217,15 @@ void floatProduct(const TensorView& weight, std::span<const float> x, int64_t to
     // 44-46 → 48.5-49 tokens/s, 512 tokens 45 → 46.7, two threads 86-90 → 93-94). A decode step
     // keeps F16 activations everywhere: its one token's rows are memory's, not the pipes'.
     const bool halfPrefill = tokens == 1 || !cpuSplitsWideVectors();
-    if (weight.dtype == DType::F16 && halfPrefill && fitsHalf(x.data(), tokens * columns))
+    if (weight.dtype == DType::F16 && halfPrefill && fitsHalf(x.data(), tokens * columns)) {
+        if (const SixteenBitTile interleavedTile = interleavedHalfActivationsTile(kernels);
+            interleavedTile != nullptr && tokens > 1 && !grouped &&
+            columns % kInterleavedChunk == 0)
+            return sixteenBitProduct(interleavedTile, roundToHalf, decodeRows, true);
         return sixteenBitProduct(
             grouped ? groupedHalfActivationsTile(kernels) : halfActivationsTile(kernels),
             roundToHalf, decodeRows);
+    }
 
     thread_local std::vector<float> perThread;
     std::vector<float>& rounded = perThread;
