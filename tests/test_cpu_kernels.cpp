@@ -62,6 +62,14 @@ constexpr DType kBlockTypes[] = {DType::Q8_0, DType::Q4_0, DType::Q4_1, DType::Q
 // that leave every remainder (the kernel splits them), and a caller's block of many tokens and
 // rows (a prefill's tile calls take a cache line's 16), which each kernel set runs in its own
 // register tiles.
+// NaN in `out` wherever it is not `expected` bit for bit: TileProblem::check then fails, naming
+// the tile and shape.
+void markDifferences(const std::vector<float>& expected, float* out) {
+    for (size_t i = 0; i < expected.size(); ++i)
+        if (expected[i] != out[i])
+            out[i] = NAN;
+}
+
 struct TileProblem {
     static constexpr int kRows = 18, kTokens = 13;
     std::vector<std::vector<std::byte>> rows;
@@ -419,9 +427,7 @@ class TestCpuKernels : public QObject {
                         halfTile(rows, rowCount, halfXs, tokenCount, count, out);
                         std::vector<float> expected(size_t(rowCount * tokenCount));
                         floatTile16(rows, rowCount, floatXs, tokenCount, count, expected.data());
-                        for (size_t i = 0; i < expected.size(); ++i)
-                            if (expected[i] != out[i])
-                                out[i] = NAN;  // fails the check below, named
+                        markDifferences(expected, out);
                     });
                 // A prefill's tokens interleaved in groups (where the set has that tile): the
                 // plain tile's numbers, bit for bit, for every token count and its remainders.
@@ -441,9 +447,7 @@ class TestCpuKernels : public QObject {
                             interleavedTile(rows, rowCount, xs, tokenCount, count, out);
                             std::vector<float> expected(size_t(rowCount * tokenCount));
                             halfTile(rows, rowCount, halfXs, tokenCount, count, expected.data());
-                            for (size_t i = 0; i < expected.size(); ++i)
-                                if (expected[i] != out[i])
-                                    out[i] = NAN;  // fails the check below, named
+                            markDifferences(expected, out);
                         });
                 if (QTest::currentTestFailed())
                     return;
