@@ -5,14 +5,24 @@
 // prompt trails, without the rest of a model's step around it. A few tokens (4) show the tiles'
 // speed with the activations in the core's caches; 64 and more, as a prompt runs them.
 //
+// Where the kernel set has tiles for F16 and BF16 rows in row groups (packed_rows.h,
+// groupsFloatRows), the grouped copy is timed against the file's layout in alternating pairs, both
+// in the engine's huge-page buffers: whether grouping pays on this machine, measured closely
+// enough to decide it (the ratios' median and quartiles, above 1 where groups are faster).
+//
 // Usage: bench_float_products [ROWS] [COLUMNS] [TOKENS] [REPEATS]   (defaults: 2048 5632 128 9;
-// the fastest of REPEATS timings is printed). INFERLENS_CPU_KERNELS picks a lower kernel set.
+// the fastest of REPEATS timings is printed, and 4 · REPEATS pairs compared).
+// INFERLENS_CPU_KERNELS picks a lower kernel set.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "backend/cpu/cpu_features.h"
+#include "backend/cpu/kernels.h"
+#include "backend/cpu/packed_rows.h"
 #include "backend/cpu/reference_ops.h"
 #include "core/dtype_codec.h"
 #include "fastest_seconds.h"
@@ -20,6 +30,42 @@
 using namespace inferlens;
 
 using inferlens::bench::fastestSeconds;
+using inferlens::bench::pairedRatios;
+
+namespace {
+
+// Row groups against the file's layout for `weight`, both copied as the engine places them: a
+// prefill of the tokens of `x` and one token, in `pairs` alternating pairs each.
+void compareRowGroups(const TensorView& weight, const std::vector<float>& x, int tokens,
+                      int pairs) {
+    PackedStore store;
+    std::byte* copy = store.take(weight.byteCount, "the file's layout");
+    std::copy_n(weight.data, weight.byteCount, copy);
+    TensorView file = weight;
+    file.data = copy;
+    std::byte* groups = store.take(groupedFloatBytes(weight), "row groups");
+    groupFloatRowsInto(weight, groups);
+    TensorView grouped = weight;
+    grouped.packed = groups;
+    std::vector<float> y(size_t(weight.rows() * tokens));
+    const std::span<const float> token(x.data(), size_t(weight.columns()));
+    const auto prefill = pairedRatios(
+        pairs, [&] { matMat(file, x, tokens, y, nullptr); },
+        [&] { matMat(grouped, x, tokens, y, nullptr); });
+    const auto decode = pairedRatios(
+        pairs, [&] { matVec(file, token, y, nullptr); },
+        [&] { matVec(grouped, token, y, nullptr); });
+    const auto quartiles = [](const std::vector<double>& r) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%.3f (quartiles %.3f-%.3f)", r[r.size() / 2],
+                      r[r.size() / 4], r[3 * r.size() / 4]);
+        return std::string(text);
+    };
+    std::printf("     row groups / file layout, %d pairs: prefill %s, decode %s\n", pairs,
+                quartiles(prefill).c_str(), quartiles(decode).c_str());
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     const int64_t rows = argc > 1 ? std::atoll(argv[1]) : 2048;
@@ -57,6 +103,9 @@ int main(int argc, char** argv) {
         std::printf("%-4s prefill %6.1f Gflop/s   decode %5.1f GB/s\n", dtypeName(dtype).data(),
                     2.0 * double(rows * columns) * tokens / prefill / 1e9,
                     double(bytes.size()) / decode / 1e9);
+        if (dtype != DType::F32 && groupedFloatTile(dtype, cpuKernels()) != nullptr &&
+            columns % kGroupedChunk == 0)
+            compareRowGroups(weight, x, tokens, 4 * repeats);
     }
     return 0;
 }
