@@ -61,8 +61,8 @@ void compareRowGroups(const TensorView& weight, const std::vector<float>& x, int
                       r[r.size() / 4], r[3 * r.size() / 4]);
         return std::string(text);
     };
-    std::printf("     row groups / file layout, %d pairs: prefill %s, decode %s\n", pairs,
-                quartiles(prefill).c_str(), quartiles(decode).c_str());
+    std::printf("     row groups' speed / the file layout's, %d pairs: prefill %s, decode %s\n",
+                pairs, quartiles(prefill).c_str(), quartiles(decode).c_str());
 }
 
 }  // namespace
