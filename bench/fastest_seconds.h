@@ -8,17 +8,20 @@
 
 namespace inferlens::bench {
 
+// The wall time in seconds of one run of `work`.
+template <typename Work>
+double secondsOf(Work&& work) {
+    const auto start = std::chrono::steady_clock::now();
+    work();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // The shortest wall time in seconds of `repeats` runs of `work`.
 template <typename Work>
 double fastestSeconds(int repeats, Work&& work) {
     double fastest = 1e30;
-    for (int i = 0; i < repeats; ++i) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        fastest = std::min(
-            fastest,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    }
+    for (int i = 0; i < repeats; ++i)
+        fastest = std::min(fastest, secondsOf(work));
     return fastest;
 }
 
@@ -28,20 +31,15 @@ double fastestSeconds(int repeats, Work&& work) {
 // bury in their spread shows in the middle of these (its quartiles say how well).
 template <typename A, typename B>
 std::vector<double> pairedRatios(int pairs, A&& a, B&& b) {
-    const auto seconds = [](auto&& work) {
-        const auto start = std::chrono::steady_clock::now();
-        work();
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
     std::vector<double> ratios;
     for (int round = 0; round <= pairs; ++round) {
         double timeA = 0.0, timeB = 0.0;
         if (round % 2 == 0) {
-            timeA = seconds(a);
-            timeB = seconds(b);
+            timeA = secondsOf(a);
+            timeB = secondsOf(b);
         } else {
-            timeB = seconds(b);
-            timeA = seconds(a);
+            timeB = secondsOf(b);
+            timeA = secondsOf(a);
         }
         if (round > 0)
             ratios.push_back(timeA / timeB);
